@@ -1,0 +1,1 @@
+# bench/local.mk: files of bench (included by Makefile.am).

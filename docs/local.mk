@@ -1,0 +1,1 @@
+# docs/local.mk: files of docs (included by Makefile.am).

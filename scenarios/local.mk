@@ -1,0 +1,1 @@
+# scenarios/local.mk: files of scenarios (included by Makefile.am).

@@ -1,0 +1,188 @@
+/* scenario.h: a loaded, validated scenario (libconfig file under scenarios/).
+ *
+ * The loader (scenario.c) is driven by one declarative option table (name,
+ * type, offset into these structs, default, min, max, help); nothing parses
+ * a field by hand.  A loaded scenario is complete: every field holds either
+ * the file's value or the table's default, and every value is in range.
+ * MB_ACTION_TABLE lists the user actions of the 8-hour day once, for the
+ * loader, the load engine and the console.
+ */
+#ifndef MB_CORE_SCENARIO_H
+#define MB_CORE_SCENARIO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "core/counters.h"
+
+/* X(ID, config key, label) -- in the published order. */
+#define MB_ACTION_TABLE(X)                                                     \
+	X(SEND_MAIL, "send_mail", "send mail")                                 \
+	X(PROCESS_INBOX, "process_inbox", "process inbox")                     \
+	X(BROWSE_MAIL, "browse_mail", "browse mail")                           \
+	X(CHECK_FREEBUSY, "check_free_busy", "check free/busy")                \
+	X(REQUEST_MEETING, "request_meeting", "request meeting")               \
+	X(MAKE_APPOINTMENT, "make_appointment", "make appointment")            \
+	X(BROWSE_CALENDAR, "browse_calendar", "browse calendar")               \
+	X(JOURNAL_APPS, "journal_applications", "journal applications")        \
+	X(LOGOFF, "logoff", "logoff")                                          \
+	X(BROWSE_CONTACTS, "browse_contacts", "browse contacts")               \
+	X(CREATE_CONTACT, "create_contact", "create contact")
+
+enum mb_action_id {
+#define MB_X_AID(id, key, label) MB_A_##id,
+	MB_ACTION_TABLE(MB_X_AID)
+#undef MB_X_AID
+	MB_ACTION_COUNT
+};
+
+struct mb_action_def {
+	const char *key;
+	const char *label;
+};
+extern const struct mb_action_def mb_actions[MB_ACTION_COUNT];
+
+enum mb_client_mode { MB_MODE_ONLINE = 0, MB_MODE_CACHED = 1 };
+
+#define MB_MAX_COLUMNS 8
+#define MB_NAME_MAX 64
+#define MB_TEXT_MAX 256
+#define MB_PATH_MAX 4096
+
+/* One published result column (e.g. "(b) Windows 2000 SP3, Exchange 2003"). */
+struct mb_published_column {
+	char id[16];                 /* "a", "b", ... */
+	char heading[MB_TEXT_MAX];   /* the published column heading */
+	char platform[MB_TEXT_MAX];  /* header row: server platform */
+	char engine[MB_TEXT_MAX];    /* header row: server software */
+	char client[MB_TEXT_MAX];    /* header row: client software and mode */
+	bool smt;                    /* header row: Hyper-Threading on */
+	/* one value per published counter; has[] false where none was published */
+	double value[MB_PUBLISHED_COUNT];
+	bool has[MB_PUBLISHED_COUNT];
+};
+
+/* A pass/fail threshold on one counter. */
+enum mb_cmp { MB_CMP_NONE = 0, MB_CMP_LT, MB_CMP_LE, MB_CMP_GT, MB_CMP_GE };
+struct mb_threshold {
+	enum mb_cmp cmp;
+	double value;
+};
+
+/* Scenarios 1 and 2 (and user files that include them). */
+struct mb_scenario {
+	char name[MB_NAME_MAX];      /* "online", "cached", or the file stem */
+	char title[MB_TEXT_MAX];     /* "Scenario 1: Outlook online" */
+	char path[MB_PATH_MAX];      /* the file it was loaded from */
+	int number;                  /* 1 or 2 */
+	enum mb_client_mode mode;
+
+	/* topology */
+	int users;
+	int databases;
+	int storage_groups;
+	int db_cache_mb;             /* database cache at scale 1 */
+	double mailbox_mb;           /* average mailbox size at scale 1 */
+	int page_kb;                 /* 4, 8 or 32 */
+	int users_per_client;        /* published: 1,000 simulated clients per machine */
+
+	/* run defaults (overridden by the command line) */
+	double scale;                /* scales mailbox contents and cache together */
+	double accel;                /* 8-hour-day acceleration factor */
+	bool compression;            /* LZ4 payload compression */
+	int compression_min_bytes;   /* payloads below this are not compressed */
+	double ramp_s;               /* logon ramp-up */
+	double duration_s;
+	double warmup_s;
+
+	/* mailbox configuration */
+	int inbox_messages;
+	int deleted_items_messages;
+	int new_folders;
+	int messages_per_folder;
+	int calendar_appointments;
+	int contacts;
+	int avg_message_kb;
+
+	/* distribution lists */
+	int dl_per_site;
+	int dl_min_members;
+	int dl_avg_members;
+	int dl_max_members;
+
+	/* user actions per 8-hour day, MB_ACTION_TABLE order */
+	double actions_per_day[MB_ACTION_COUNT];
+	double messages_received_per_day;
+	double messages_sent_per_day;
+
+	/* published results */
+	int column_count;
+	struct mb_published_column columns[MB_MAX_COLUMNS];
+
+	/* pass/fail thresholds on counters (MB_CMP_NONE where unset) */
+	struct mb_threshold thresholds[MB_COUNTER_COUNT];
+};
+
+#define MB_STORAGE_MAX_THREADS 16
+#define MB_STORAGE_MAX_REF 8
+
+/* One published Jetstress row. */
+struct mb_storage_ref {
+	int threads;
+	double iops;
+	double db_read_ms;
+	double log_write_ms;
+};
+
+/* The storage test (scenarios/storage.cfg). */
+struct mb_storage_cfg {
+	char name[MB_NAME_MAX];
+	char title[MB_TEXT_MAX];
+	char path[MB_PATH_MAX];
+	int page_kb;
+	double db_size_gb;
+	int databases;
+	int thread_count;                      /* entries in threads[] */
+	int threads[MB_STORAGE_MAX_THREADS];   /* the sweep, e.g. 4, 8, 12 */
+	double duration_s;                     /* per thread count */
+	double warmup_s;
+	char mode[16];                         /* "transactions" or "io" */
+	char type[16];                         /* "performance", "soft-recovery", "checksum" */
+	int db_cache_mb;
+	/* Jetstress mix, percent of transactions */
+	double insert_pct, replace_pct, delete_pct, seek_pct;
+	double lazy_commit_pct;
+	/* I/O mode mix */
+	double read_pct;                       /* of database I/Os */
+	int log_segment_kb;
+	/* pass/fail */
+	double db_read_avg_ms_max;             /* default 20 */
+	double log_write_avg_ms_max;           /* default 10 */
+	/* published reference rows */
+	char ref_heading[MB_TEXT_MAX];
+	int ref_count;
+	struct mb_storage_ref ref[MB_STORAGE_MAX_REF];
+};
+
+/* Where a load failed: "FILE:LINE: FIELD: message". */
+struct mb_cfg_error {
+	char file[MB_PATH_MAX];
+	int line;                    /* 0 when not known */
+	char field[128];
+	char message[256];
+};
+/* Format an error as "file:line: field: message" into buf. */
+void mb_cfg_error_format(const struct mb_cfg_error *e, char *buf, size_t len);
+
+/* Resolve SCENARIO ("online", "cached", "storage" or a path) to a file path. */
+int mb_scenario_resolve(const char *name, char *path, size_t len);
+/* The directory scenarios are read from (MAILBENCH_SCENARIOS, the source
+ * tree when run from the build tree, or the installed data directory). */
+const char *mb_scenario_dir(void);
+
+/* Load and validate a scenario (1 or 2 style). MB_ECONFIG fills err. */
+int mb_scenario_load(const char *name, struct mb_scenario *out, struct mb_cfg_error *err);
+/* Load and validate the storage-test settings. */
+int mb_storage_cfg_load(const char *name, struct mb_storage_cfg *out, struct mb_cfg_error *err);
+
+#endif

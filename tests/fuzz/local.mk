@@ -1,0 +1,1 @@
+# tests/fuzz/local.mk: files of tests/fuzz (included by Makefile.am).

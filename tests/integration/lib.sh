@@ -1,0 +1,1 @@
+# tests/integration/lib.sh: helpers shared by the integration tests.
