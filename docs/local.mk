@@ -1,1 +1,3 @@
-# docs/local.mk: files of docs (included by Makefile.am).
+# docs/local.mk: the man page (installed) and the design documents (shipped).
+dist_man_MANS = docs/mailbench.1
+EXTRA_DIST += docs/ARCHITECTURE.md

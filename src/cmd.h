@@ -12,5 +12,6 @@ int mb_cmd_load(int argc, char **argv);
 int mb_cmd_storage_test(int argc, char **argv);
 int mb_cmd_check(int argc, char **argv);
 int mb_cmd_scenario(int argc, char **argv);
+int mb_cmd_counters(int argc, char **argv);
 
 #endif

@@ -19,6 +19,9 @@ struct mb_command {
 static const struct mb_command commands[] = {
 	{"scenario", mb_cmd_scenario, "scenario list | show NAME [--json]",
 	 "list the scenarios, or print one loaded and validated"},
+	{"counters", mb_cmd_counters, "counters [--json|--markdown]", "print the counters table"},
+	{"console", mb_cmd_console, "[console] [-s SCENARIO] [--users N] ...", "the ncurses console (default)"},
+	{"run", mb_cmd_run, "run -s SCENARIO [--duration S] [--json F]", "headless run: table, JSON and CSV"},
 };
 
 static void usage(FILE *f)

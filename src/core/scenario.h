@@ -10,8 +10,10 @@
 #ifndef MB_CORE_SCENARIO_H
 #define MB_CORE_SCENARIO_H
 
+#include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "core/counters.h"
 
@@ -57,6 +59,7 @@ struct mb_published_column {
 	char engine[MB_TEXT_MAX];    /* header row: server software */
 	char client[MB_TEXT_MAX];    /* header row: client software and mode */
 	bool smt;                    /* header row: Hyper-Threading on */
+	char client_os[MB_TEXT_MAX]; /* header row: client operating system */
 	/* one value per published counter; has[] false where none was published */
 	double value[MB_PUBLISHED_COUNT];
 	bool has[MB_PUBLISHED_COUNT];
@@ -86,7 +89,14 @@ struct mb_scenario {
 	int page_kb;                 /* 4, 8 or 32 */
 	int users_per_client;        /* published: 1,000 simulated clients per machine */
 
+	/* published test bed (text, as published) */
+	char testbed_server[MB_TEXT_MAX];
+	char testbed_db_storage[MB_TEXT_MAX];
+	char testbed_log_storage[MB_TEXT_MAX];
+	char testbed_clients[MB_TEXT_MAX];
+
 	/* run defaults (overridden by the command line) */
+	int run_users;               /* users simulated by default on this machine */
 	double scale;                /* scales mailbox contents and cache together */
 	double accel;                /* 8-hour-day acceleration factor */
 	bool compression;            /* LZ4 payload compression */
@@ -116,6 +126,8 @@ struct mb_scenario {
 	double messages_sent_per_day;
 
 	/* published results */
+	char results_title[MB_TEXT_MAX]; /* "Scenario 1 results: Outlook online (8,000 users)" */
+	char results_note[MB_TEXT_MAX];  /* what the source said about the columns */
 	int column_count;
 	struct mb_published_column columns[MB_MAX_COLUMNS];
 
@@ -160,6 +172,7 @@ struct mb_storage_cfg {
 	double log_write_avg_ms_max;           /* default 10 */
 	/* published reference rows */
 	char ref_heading[MB_TEXT_MAX];
+	char ref_notes[MB_TEXT_MAX];           /* how the reference was measured */
 	int ref_count;
 	struct mb_storage_ref ref[MB_STORAGE_MAX_REF];
 };
@@ -180,9 +193,30 @@ int mb_scenario_resolve(const char *name, char *path, size_t len);
  * tree when run from the build tree, or the installed data directory). */
 const char *mb_scenario_dir(void);
 
-/* Load and validate a scenario (1 or 2 style). MB_ECONFIG fills err. */
+/* Load and validate a scenario (1 or 2 style). MB_ECONFIG fills err.
+ * NAME goes through mb_scenario_resolve.  A file may start from another
+ * with `base = "online";` (resolved next to the file, then in the scenario
+ * directory) and set only what differs; see scenarios/online.cfg. */
 int mb_scenario_load(const char *name, struct mb_scenario *out, struct mb_cfg_error *err);
 /* Load and validate the storage-test settings. */
 int mb_storage_cfg_load(const char *name, struct mb_storage_cfg *out, struct mb_cfg_error *err);
+
+/* Parse "< 80", "<= 1000", "> 5", ">= 0.5" (spaces optional). */
+int mb_threshold_parse(const char *text, struct mb_threshold *out);
+/* "< 80" etc. into buf; "" for MB_CMP_NONE. */
+void mb_threshold_format(const struct mb_threshold *t, char *buf, size_t len);
+/* True when value satisfies t (always true for MB_CMP_NONE). */
+bool mb_threshold_ok(const struct mb_threshold *t, double value);
+
+/* Every field of a loaded scenario / storage file as JSON, nested like the
+ * file (new reference; published values not published are null). */
+json_t *mb_scenario_json(const struct mb_scenario *s);
+json_t *mb_storage_cfg_json(const struct mb_storage_cfg *c);
+/* Print every field as "path = value" lines, in table order. */
+void mb_scenario_print(FILE *f, const struct mb_scenario *s);
+void mb_storage_cfg_print(FILE *f, const struct mb_storage_cfg *c);
+/* Print the option table (key, type, default, range, help) of scenario
+ * files (storage = false) or storage-test files (storage = true). */
+void mb_cfg_fields_print(FILE *f, bool storage);
 
 #endif

@@ -1,3 +1,15 @@
-# src/report/local.mk: sources and tests of this part (included by Makefile.am).
+# src/report/local.mk: the report part: the supervisor of child processes,
+# the session (scenario, children, 1 Hz sampling), time series, thresholds,
+# the comparison table shared by the console and `mailbench run`, JSON/CSV
+# writers and saved runs; and the `mailbench run` command.
 noinst_LIBRARIES += src/report/libmbreport.a
-src_report_libmbreport_a_SOURCES =
+src_report_libmbreport_a_SOURCES = \
+	src/report/supervisor.c src/report/supervisor.h \
+	src/report/series.c src/report/series.h \
+	src/report/thresholds.c src/report/thresholds.h \
+	src/report/report.c src/report/report.h \
+	src/report/table.c src/report/table.h \
+	src/report/compare.c src/report/compare.h \
+	src/report/session.c src/report/session.h \
+	src/report/runopts.c src/report/runopts.h \
+	src/report/cmd_run.c

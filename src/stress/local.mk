@@ -1,3 +1,19 @@
-# src/stress/local.mk: sources and tests of this part (included by Makefile.am).
+# src/stress/local.mk: the storage test (`mailbench storage-test`): sources,
+# unit test, integration test and the fio comparison (included by Makefile.am).
 noinst_LIBRARIES += src/stress/libmbstress.a
-src_stress_libmbstress_a_SOURCES =
+src_stress_libmbstress_a_SOURCES = \
+	src/stress/workload.c src/stress/workload.h \
+	src/stress/acct.c src/stress/acct.h \
+	src/stress/runner.c src/stress/runner.h \
+	src/stress/iomode.c src/stress/iomode.h \
+	src/stress/txnmode.c src/stress/txnmode.h \
+	src/stress/cmd_storage_test.c
+
+check_PROGRAMS += tests/unit/test_stress
+TESTS += tests/unit/test_stress
+tests_unit_test_stress_SOURCES = tests/unit/test_stress.c
+tests_unit_test_stress_CFLAGS = $(MBTEST_CFLAGS)
+tests_unit_test_stress_LDADD = $(MBTEST_LIBS)
+
+TESTS += tests/integration/storage_test.sh
+EXTRA_DIST += tests/integration/storage_test.sh bench/storage-vs-fio.sh

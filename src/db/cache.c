@@ -1,0 +1,644 @@
+/* cache.c: the database cache (buffer pool) and page checksums.
+ *
+ * Frames are allocated on demand up to the byte limit and found through a
+ * hash of (file, page).  Eviction is CLOCK with a 2-bit use count: a page
+ * enters with count 0 and each hit adds one (max 3); the hand decrements,
+ * so pages seen once (a scan) go first.  Dirty, pinned, in-I/O and
+ * transaction-held frames are never evicted; a lazy-writer thread writes
+ * dirty pages back (when dirty bytes pass a quarter of the cache, or when a
+ * thread is starved of frames) so the thread needing a frame does not write.
+ * WAL rule: a page is written only when its LSN <= its log's durable LSN;
+ * while a transaction holds a frame, only the committed image kept aside is
+ * ever written (no-steal).
+ * Locking: one mutex protects the hash, the frame states and the counters;
+ * no I/O is done under it.  Page contents are read/written without it by the
+ * single owner thread of the page's database; the writer copies a page under
+ * the mutex, and the owner changes bytes only while txn_held is set (which it
+ * sets under the mutex), so the two never race.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <zlib.h>
+
+#include "core/error.h"
+#include "db/dbint.h"
+
+uint32_t mb_page_crc(const uint8_t *page, uint32_t size)
+{
+	return (uint32_t)crc32(0L, page + 4, size - 4);
+}
+
+void mb_page_seal(uint8_t *page, uint32_t size)
+{
+	wr32(page + PG_OFF_CRC, mb_page_crc(page, size));
+}
+
+bool mb_page_all_zero(const uint8_t *page, uint32_t size)
+{
+	static const uint8_t z[64];
+	for (uint32_t i = 0; i < size; i += 64)
+		if (memcmp(page + i, z, 64))
+			return false;
+	return true;
+}
+
+int mb_page_verify(const uint8_t *page, uint32_t size, uint32_t pgno, char *why, size_t whylen)
+{
+	uint32_t want = rd32(page + PG_OFF_CRC), got = mb_page_crc(page, size);
+	if (want != got) {
+		if (why)
+			snprintf(why, whylen,
+				 "page %u: checksum mismatch (stored %08x, computed %08x)%s", pgno,
+				 want, got, mb_page_all_zero(page, size) ? " (all zero)" : "");
+		return MB_ECORRUPT;
+	}
+	if (rd32(page + PG_OFF_PGNO) != pgno) {
+		if (why)
+			snprintf(why, whylen, "page %u: holds page number %u (misdirected write)",
+				 pgno, rd32(page + PG_OFF_PGNO));
+		return MB_ECORRUPT;
+	}
+	return 0;
+}
+
+#define WRITER_BATCH 32
+#define WRITER_BUF (32u << 10)
+
+struct mb_cache {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;  /* frame state changes (I/O done, unpinned, cleaned) */
+	pthread_cond_t wcond; /* wakes the lazy writer */
+	uint64_t limit, in_use, dirty_bytes;
+	struct frame **frames;
+	size_t nframes, cap;
+	struct frame **hash;
+	size_t hmask;
+	size_t hand, whand;
+	int starved, waiters;
+	bool stop;
+	uint32_t next_id;
+	struct mb_cache_stats st;
+	pthread_t writer;
+	uint8_t *wbuf[WRITER_BATCH];
+};
+
+static size_t hslot(const struct mb_cache *c, uint32_t id, uint32_t pgno)
+{
+	uint64_t h = ((uint64_t)id * 0x9E3779B97F4A7C15ull) ^ ((uint64_t)pgno * 0xC2B2AE3D27D4EB4Full);
+	h ^= h >> 29;
+	return (size_t)h & c->hmask;
+}
+
+static struct frame *hfind(struct mb_cache *c, struct cfile *cf, uint32_t pgno)
+{
+	for (struct frame *f = c->hash[hslot(c, cf->id, pgno)]; f; f = f->hnext)
+		if (f->cf == cf && f->pgno == pgno)
+			return f;
+	return NULL;
+}
+
+static void hinsert(struct mb_cache *c, struct frame *f)
+{
+	size_t s = hslot(c, f->cf->id, f->pgno);
+	f->hnext = c->hash[s];
+	c->hash[s] = f;
+}
+
+static void hremove(struct mb_cache *c, struct frame *f)
+{
+	struct frame **pp = &c->hash[hslot(c, f->cf->id, f->pgno)];
+	while (*pp && *pp != f)
+		pp = &(*pp)->hnext;
+	if (*pp)
+		*pp = f->hnext;
+	f->hnext = NULL;
+	f->cf = NULL;
+	f->valid = false;
+}
+
+static void *writer_main(void *arg);
+
+int mb_cache_create(uint64_t bytes, struct mb_cache **out)
+{
+	if (bytes < 64u * 32768u)
+		bytes = 64u * 32768u;
+	struct mb_cache *c = calloc(1, sizeof(*c));
+	if (!c)
+		return MB_ENOMEM;
+	c->limit = bytes;
+	c->st.bytes_limit = bytes;
+	size_t nb = 1024;
+	while (nb < bytes / 32768 * 2)
+		nb <<= 1;
+	c->hash = calloc(nb, sizeof(*c->hash));
+	c->hmask = nb - 1;
+	for (int i = 0; i < WRITER_BATCH; i++)
+		c->wbuf[i] = mb_io_alloc(WRITER_BUF);
+	pthread_mutex_init(&c->lock, NULL);
+	pthread_cond_init(&c->cond, NULL);
+	pthread_condattr_t ca;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&c->wcond, &ca);
+	pthread_condattr_destroy(&ca);
+	pthread_cond_destroy(&c->cond);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&c->cond, &ca);
+	pthread_condattr_destroy(&ca);
+	bool ok = c->hash != NULL;
+	for (int i = 0; i < WRITER_BATCH; i++)
+		ok = ok && c->wbuf[i];
+	if (!ok || pthread_create(&c->writer, NULL, writer_main, c) != 0) {
+		for (int i = 0; i < WRITER_BATCH; i++)
+			mb_io_free(c->wbuf[i]);
+		free(c->hash);
+		free(c);
+		return MB_ENOMEM;
+	}
+	*out = c;
+	return 0;
+}
+
+void mb_cache_destroy(struct mb_cache *c)
+{
+	if (!c)
+		return;
+	pthread_mutex_lock(&c->lock);
+	c->stop = true;
+	pthread_cond_broadcast(&c->wcond);
+	pthread_mutex_unlock(&c->lock);
+	pthread_join(c->writer, NULL);
+	for (size_t i = 0; i < c->nframes; i++) {
+		mb_io_free(c->frames[i]->data);
+		free(c->frames[i]->before);
+		free(c->frames[i]);
+	}
+	free(c->frames);
+	free(c->hash);
+	for (int i = 0; i < WRITER_BATCH; i++)
+		mb_io_free(c->wbuf[i]);
+	pthread_mutex_destroy(&c->lock);
+	pthread_cond_destroy(&c->cond);
+	pthread_cond_destroy(&c->wcond);
+	free(c);
+}
+
+void mb_cache_stats_get(struct mb_cache *c, struct mb_cache_stats *out)
+{
+	pthread_mutex_lock(&c->lock);
+	*out = c->st;
+	out->frames = c->nframes;
+	out->bytes_in_use = c->in_use;
+	pthread_mutex_unlock(&c->lock);
+}
+
+static struct frame *frame_new(struct mb_cache *c, uint32_t size)
+{
+	if (c->nframes == c->cap) {
+		size_t ncap = c->cap ? c->cap * 2 : 256;
+		struct frame **nf = realloc(c->frames, ncap * sizeof(*nf));
+		if (!nf)
+			return NULL;
+		c->frames = nf;
+		c->cap = ncap;
+	}
+	struct frame *f = calloc(1, sizeof(*f));
+	if (!f)
+		return NULL;
+	f->data = mb_io_alloc(size);
+	if (!f->data) {
+		free(f);
+		return NULL;
+	}
+	f->size = size;
+	f->slot = c->nframes;
+	c->frames[c->nframes++] = f;
+	c->in_use += size;
+	return f;
+}
+
+static void frame_delete(struct mb_cache *c, struct frame *f)
+{
+	size_t s = f->slot;
+	c->frames[s] = c->frames[--c->nframes];
+	c->frames[s]->slot = s;
+	c->in_use -= f->size;
+	mb_io_free(f->data);
+	free(f);
+}
+
+/* A frame of the given size, not in the hash, or NULL when none can be
+ * freed now.  Called with the lock held. */
+static struct frame *frame_get_free(struct mb_cache *c, uint32_t size)
+{
+	if (c->in_use + size <= c->limit)
+		return frame_new(c, size);
+	size_t steps = c->nframes * 4 + 8;
+	bool saw_dirty = false;
+	for (size_t i = 0; i < steps && c->nframes; i++) {
+		if (c->hand >= c->nframes)
+			c->hand = 0;
+		struct frame *f = c->frames[c->hand++];
+		if (f->pins || f->reading || f->writing || f->txn_held)
+			continue;
+		if (f->dirty) {
+			saw_dirty = true;
+			continue;
+		}
+		if (f->cf && f->ref) {
+			f->ref--;
+			continue;
+		}
+		if (f->cf) {
+			hremove(c, f);
+			c->st.evictions++;
+		}
+		if (f->size == size)
+			return f;
+		frame_delete(c, f);
+		if (c->in_use + size <= c->limit)
+			return frame_new(c, size);
+	}
+	if (saw_dirty || c->st.dirty_pages) {
+		c->starved = 1;
+		pthread_cond_signal(&c->wcond);
+	}
+	return NULL;
+}
+
+static void timed_wait(pthread_cond_t *cv, pthread_mutex_t *m, long ms)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	ts.tv_nsec += ms * 1000000L;
+	while (ts.tv_nsec >= 1000000000L) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000L;
+	}
+	pthread_cond_timedwait(cv, m, &ts);
+}
+
+int cache_get(struct cfile *cf, uint32_t pgno, int mode, struct frame **out, char *why,
+	      size_t whylen)
+{
+	struct mb_cache *c = cf->cache;
+	int tries = 0;
+	pthread_mutex_lock(&c->lock);
+	for (;;) {
+		struct frame *f = hfind(c, cf, pgno);
+		if (f) {
+			if (f->reading) {
+				c->waiters++;
+				pthread_cond_wait(&c->cond, &c->lock);
+				c->waiters--;
+				continue;
+			}
+			f->pins++;
+			if (f->ref < 3)
+				f->ref++;
+			c->st.hits++;
+			pthread_mutex_unlock(&c->lock);
+			*out = f;
+			return 0;
+		}
+		f = frame_get_free(c, cf->page_size);
+		if (!f) {
+			if (++tries > 1000) {
+				pthread_mutex_unlock(&c->lock);
+				if (why)
+					snprintf(why, whylen,
+						 "page %u: no free frame in the database cache "
+						 "(all pinned or dirty)",
+						 pgno);
+				return MB_EFULL;
+			}
+			c->waiters++;
+			timed_wait(&c->cond, &c->lock, 5);
+			c->waiters--;
+			continue;
+		}
+		c->st.misses++;
+		f->cf = cf;
+		f->pgno = pgno;
+		f->pins = 1;
+		f->ref = 0;
+		f->dirty = f->writing = f->txn_held = false;
+		f->lsn = 0;
+		f->modseq = 0;
+		f->error = 0;
+		hinsert(c, f);
+		if (mode & CG_NEW) {
+			memset(f->data, 0, f->size);
+			wr32(f->data + PG_OFF_PGNO, pgno);
+			f->valid = true;
+			f->reading = false;
+			pthread_mutex_unlock(&c->lock);
+			*out = f;
+			return 0;
+		}
+		f->reading = true;
+		f->valid = false;
+		pthread_mutex_unlock(&c->lock);
+
+		int r = mb_file_read(cf->file, f->data, f->size, (uint64_t)pgno * f->size);
+		if (r == 0 && !((mode & CG_ALLOW_BAD) && mb_page_all_zero(f->data, f->size)))
+			r = mb_page_verify(f->data, f->size, pgno, why, whylen);
+		else if (r == MB_ERANGE && why)
+			snprintf(why, whylen, "page %u: beyond the end of the file", pgno);
+		else if (r < 0 && why)
+			snprintf(why, whylen, "page %u: read failed: %s", pgno, mb_strerror(r));
+		if (r < 0 && (mode & CG_ALLOW_BAD) && (r == MB_ERANGE || r == MB_ECORRUPT)) {
+			memset(f->data, 0, f->size);
+			wr32(f->data + PG_OFF_PGNO, pgno);
+			r = 0;
+		}
+		pthread_mutex_lock(&c->lock);
+		f->reading = false;
+		if (r < 0) {
+			hremove(c, f);
+			f->pins = 0;
+			pthread_cond_broadcast(&c->cond);
+			pthread_mutex_unlock(&c->lock);
+			return r;
+		}
+		c->st.reads++;
+		f->lsn = rd64(f->data + PG_OFF_LSN);
+		f->valid = true;
+		if (c->waiters)
+			pthread_cond_broadcast(&c->cond);
+		pthread_mutex_unlock(&c->lock);
+		*out = f;
+		return 0;
+	}
+}
+
+void cache_put(struct frame *fr)
+{
+	struct mb_cache *c = fr->cf->cache;
+	pthread_mutex_lock(&c->lock);
+	fr->pins--;
+	if (c->waiters && fr->pins == 0)
+		pthread_cond_broadcast(&c->cond);
+	pthread_mutex_unlock(&c->lock);
+}
+
+int cache_txn_hold(struct frame *fr)
+{
+	if (fr->txn_held)
+		return 0;
+	uint8_t *b = malloc(fr->size);
+	if (!b)
+		return MB_ENOMEM;
+	memcpy(b, fr->data, fr->size);
+	struct mb_cache *c = fr->cf->cache;
+	pthread_mutex_lock(&c->lock);
+	fr->before = b;
+	fr->txn_held = true;
+	fr->pins++;
+	pthread_mutex_unlock(&c->lock);
+	return 0;
+}
+
+void cache_txn_release(struct frame *fr, uint64_t lsn)
+{
+	struct mb_cache *c = fr->cf->cache;
+	pthread_mutex_lock(&c->lock);
+	if (lsn) {
+		wr64(fr->data + PG_OFF_LSN, lsn);
+		fr->lsn = lsn;
+		fr->modseq++;
+		if (!fr->dirty) {
+			fr->dirty = true;
+			c->st.dirty_pages++;
+			c->dirty_bytes += fr->size;
+		}
+	} else {
+		memcpy(fr->data, fr->before, fr->size);
+	}
+	free(fr->before);
+	fr->before = NULL;
+	fr->txn_held = false;
+	fr->pins--;
+	bool wake = c->dirty_bytes > c->limit / 4;
+	if (c->waiters)
+		pthread_cond_broadcast(&c->cond);
+	pthread_mutex_unlock(&c->lock);
+	if (wake)
+		pthread_cond_signal(&c->wcond);
+}
+
+/* Copy a dirty frame for writing (lock held): the committed image. */
+static void copy_for_write(struct frame *f, uint8_t *dst)
+{
+	memcpy(dst, f->txn_held ? f->before : f->data, f->size);
+	f->writing = true;
+	f->pins++;
+}
+
+/* After a write (lock held). */
+static void write_done(struct mb_cache *c, struct frame *f, bool was_held, uint64_t modseq, int r)
+{
+	f->writing = false;
+	f->pins--;
+	if (r == 0) {
+		c->st.writes++;
+		if (!was_held && !f->txn_held && f->modseq == modseq && f->dirty) {
+			f->dirty = false;
+			c->st.dirty_pages--;
+			c->dirty_bytes -= f->size;
+		}
+	} else {
+		c->st.write_errors++;
+		f->cf->write_error = r;
+	}
+}
+
+static void *writer_main(void *arg)
+{
+	struct mb_cache *c = arg;
+	struct frame *batch[WRITER_BATCH];
+	uint64_t seqs[WRITER_BATCH];
+	bool held[WRITER_BATCH];
+	pthread_mutex_lock(&c->lock);
+	while (!c->stop) {
+		bool over = c->dirty_bytes > c->limit / 4;
+		if (!over && !c->starved) {
+			timed_wait(&c->wcond, &c->lock, 100);
+			continue;
+		}
+		int n = 0;
+		size_t steps = c->nframes;
+		for (size_t i = 0; i < steps && n < WRITER_BATCH; i++) {
+			if (c->whand >= c->nframes)
+				c->whand = 0;
+			struct frame *f = c->frames[c->whand++];
+			if (!f->cf || !f->dirty || f->writing || f->reading || f->txn_held ||
+			    f->size > WRITER_BUF)
+				continue;
+			if (f->lsn > atomic_load(f->cf->durable_lsn))
+				continue;
+			if (f->ref && !c->starved && c->dirty_bytes < c->limit / 2) {
+				/* hot page: let it absorb more changes first */
+				continue;
+			}
+			copy_for_write(f, c->wbuf[n]);
+			seqs[n] = f->modseq;
+			held[n] = false;
+			batch[n++] = f;
+		}
+		if (n == 0) {
+			c->starved = 0;
+			timed_wait(&c->wcond, &c->lock, 10);
+			continue;
+		}
+		pthread_mutex_unlock(&c->lock);
+		int rs[WRITER_BATCH];
+		for (int i = 0; i < n; i++) {
+			struct frame *f = batch[i];
+			mb_page_seal(c->wbuf[i], f->size);
+			rs[i] = mb_file_write(f->cf->file, c->wbuf[i], f->size,
+					      (uint64_t)f->pgno * f->size);
+		}
+		pthread_mutex_lock(&c->lock);
+		for (int i = 0; i < n; i++)
+			write_done(c, batch[i], held[i], seqs[i], rs[i]);
+		c->starved = 0;
+		pthread_cond_broadcast(&c->cond);
+	}
+	pthread_mutex_unlock(&c->lock);
+	return NULL;
+}
+
+int cache_file_add(struct mb_cache *c, struct mb_file *f, uint32_t page_size, struct mb_log *log,
+		   struct cfile **out)
+{
+	struct cfile *cf = calloc(1, sizeof(*cf));
+	if (!cf)
+		return MB_ENOMEM;
+	cf->cache = c;
+	cf->file = f;
+	cf->page_size = page_size;
+	cf->log = log;
+	cf->durable_lsn = log_durable_ptr(log);
+	pthread_mutex_lock(&c->lock);
+	cf->id = ++c->next_id;
+	pthread_mutex_unlock(&c->lock);
+	*out = cf;
+	return 0;
+}
+
+int cache_file_flush(struct mb_cache *c, struct cfile *cf)
+{
+	/* the pages dirty now */
+	size_t n = 0, cap = 0;
+	uint32_t *pg = NULL;
+	pthread_mutex_lock(&c->lock);
+	for (size_t i = 0; i < c->nframes; i++) {
+		struct frame *f = c->frames[i];
+		if (f->cf != cf || !f->dirty)
+			continue;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 64;
+			uint32_t *np = realloc(pg, cap * sizeof(*pg));
+			if (!np) {
+				pthread_mutex_unlock(&c->lock);
+				free(pg);
+				return MB_ENOMEM;
+			}
+			pg = np;
+		}
+		pg[n++] = f->pgno;
+	}
+	pthread_mutex_unlock(&c->lock);
+	uint8_t *buf = mb_io_alloc(cf->page_size);
+	if (!buf) {
+		free(pg);
+		return MB_ENOMEM;
+	}
+	int err = 0;
+	for (size_t i = 0; i < n; i++) {
+		pthread_mutex_lock(&c->lock);
+		struct frame *f = hfind(c, cf, pg[i]);
+		while (f && f->writing) {
+			c->waiters++;
+			pthread_cond_wait(&c->cond, &c->lock);
+			c->waiters--;
+			f = hfind(c, cf, pg[i]);
+		}
+		if (!f || !f->dirty) {
+			pthread_mutex_unlock(&c->lock);
+			continue;
+		}
+		/* the committed image and its LSN */
+		uint64_t lsn = f->txn_held ? rd64(f->before + PG_OFF_LSN) : f->lsn;
+		if (lsn > atomic_load(cf->durable_lsn)) {
+			pthread_mutex_unlock(&c->lock);
+			int r = log_wait(cf->log, lsn);
+			if (r < 0) {
+				err = err ? err : r;
+				continue;
+			}
+			i--; /* retry this page */
+			continue;
+		}
+		bool held = f->txn_held;
+		uint64_t seq = f->modseq;
+		copy_for_write(f, buf);
+		pthread_mutex_unlock(&c->lock);
+		mb_page_seal(buf, cf->page_size);
+		int r = mb_file_write(cf->file, buf, cf->page_size, (uint64_t)pg[i] * cf->page_size);
+		pthread_mutex_lock(&c->lock);
+		write_done(c, f, held, seq, r);
+		pthread_cond_broadcast(&c->cond);
+		pthread_mutex_unlock(&c->lock);
+		if (r < 0 && !err)
+			err = r;
+	}
+	mb_io_free(buf);
+	free(pg);
+	return err;
+}
+
+int cache_file_remove(struct mb_cache *c, struct cfile *cf)
+{
+	int r = cache_file_flush(c, cf);
+	pthread_mutex_lock(&c->lock);
+	for (;;) {
+		bool busy = false;
+		for (size_t i = 0; i < c->nframes; i++) {
+			struct frame *f = c->frames[i];
+			if (f->cf != cf)
+				continue;
+			if (f->writing || f->reading) {
+				busy = true;
+				continue;
+			}
+			if (f->dirty) {
+				/* not written (error): dropped; the log still has it */
+				f->dirty = false;
+				c->st.dirty_pages--;
+				c->dirty_bytes -= f->size;
+			}
+			if (f->txn_held) {
+				free(f->before);
+				f->before = NULL;
+				f->txn_held = false;
+			}
+			f->pins = 0;
+			hremove(c, f);
+		}
+		if (!busy)
+			break;
+		c->waiters++;
+		timed_wait(&c->cond, &c->lock, 5);
+		c->waiters--;
+	}
+	pthread_mutex_unlock(&c->lock);
+	free(cf);
+	return r;
+}

@@ -1,0 +1,678 @@
+/* log.c: a storage group's write-ahead log with group commit.
+ *
+ * The log is one byte stream (LSN = offset) cut into MB_LOG_SEGMENT_SIZE
+ * segment files.  Committers append whole records to an in-memory buffer
+ * under the mutex; ONE writer thread swaps the buffer out, writes it to the
+ * segment(s) and fdatasyncs them, then advances the durable LSN, wakes the
+ * synchronous waiters and runs the async callbacks in LSN order.  Whatever
+ * accumulates while a write+sync is in flight goes out in the next single
+ * write: that is group commit.
+ * Invariants: durable_lsn only grows and never passes what was written and
+ * synced; after a failed write or sync the log is in the ERROR state: the
+ * durable LSN stops, every waiter gets the error, every later append
+ * MB_ERDONLY.  A checkpoint file (written via rename) names the redo LSN;
+ * segments wholly below it are removed.
+ */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <zlib.h>
+
+#include "core/error.h"
+#include "core/hist.h"
+#include "db/dbint.h"
+
+#define SEG MB_LOG_SEGMENT_SIZE
+
+struct waiter {
+	uint64_t lsn;
+	mb_commit_cb cb;
+	void *arg;
+	uint64_t t0;
+};
+
+struct mb_log {
+	struct mb_io *io;
+	char *dir;
+	pthread_mutex_t lock;
+	pthread_cond_t wake, done;
+	uint8_t *buf, *spare;
+	size_t len, cap, spare_cap;
+	uint64_t buf_lsn, append_lsn;
+	uint32_t buf_records;
+	_Atomic uint64_t durable;
+	int error;
+	bool stop, started;
+	struct waiter *q;
+	size_t qhead, qlen, qcap;
+	struct mb_file *seg;
+	uint64_t seg_idx;
+	pthread_t thr;
+	uint64_t commits, writes, bytes, ckpt_redo, ckpts, nsegs;
+	struct mb_hist *commit_h, *write_h;
+	uint64_t ckpt_bytes, last_trigger;
+	void (*ckpt_fn)(void *);
+	void *ckpt_arg;
+};
+
+static void seg_path(const struct mb_log *l, uint64_t idx, char *p, size_t n)
+{
+	snprintf(p, n, "%s/%016" PRIx64 ".seg", l->dir, idx);
+}
+
+static int count_segs(struct mb_log *l, uint64_t *minidx, uint64_t *maxidx)
+{
+	DIR *d = opendir(l->dir);
+	if (!d)
+		return mb_from_errno(errno);
+	struct dirent *e;
+	uint64_t n = 0, mn = UINT64_MAX, mx = 0;
+	while ((e = readdir(d))) {
+		size_t len = strlen(e->d_name);
+		if (len != 20 || strcmp(e->d_name + 16, ".seg"))
+			continue;
+		uint64_t idx = strtoull(e->d_name, NULL, 16);
+		n++;
+		if (idx < mn)
+			mn = idx;
+		if (idx > mx)
+			mx = idx;
+	}
+	closedir(d);
+	l->nsegs = n;
+	if (minidx)
+		*minidx = mn;
+	if (maxidx)
+		*maxidx = mx;
+	return 0;
+}
+
+int log_open(struct mb_io *io, const char *dir, struct mb_log **out)
+{
+	struct mb_log *l = calloc(1, sizeof(*l));
+	if (!l)
+		return MB_ENOMEM;
+	l->io = io;
+	l->dir = strdup(dir);
+	l->seg_idx = UINT64_MAX;
+	pthread_mutex_init(&l->lock, NULL);
+	pthread_cond_init(&l->wake, NULL);
+	pthread_cond_init(&l->done, NULL);
+	if (!l->dir || mb_hist_create(&l->commit_h) < 0 || mb_hist_create(&l->write_h) < 0) {
+		log_close(l);
+		return MB_ENOMEM;
+	}
+	int r = count_segs(l, NULL, NULL);
+	if (r < 0) {
+		log_close(l);
+		return r;
+	}
+	*out = l;
+	return 0;
+}
+
+static void fail_all(struct mb_log *l, struct waiter **cbs, size_t *ncbs);
+
+void log_close(struct mb_log *l)
+{
+	if (!l)
+		return;
+	if (l->started) {
+		pthread_mutex_lock(&l->lock);
+		l->stop = true;
+		pthread_cond_broadcast(&l->wake);
+		pthread_mutex_unlock(&l->lock);
+		pthread_join(l->thr, NULL);
+	}
+	mb_file_close(l->seg);
+	free(l->buf);
+	free(l->spare);
+	free(l->q);
+	mb_hist_destroy(l->commit_h);
+	mb_hist_destroy(l->write_h);
+	pthread_mutex_destroy(&l->lock);
+	pthread_cond_destroy(&l->wake);
+	pthread_cond_destroy(&l->done);
+	free(l->dir);
+	free(l);
+}
+
+/* ---------------------------- reading -------------------------------- */
+
+struct reader {
+	struct mb_log *l;
+	uint8_t *seg;
+	uint64_t idx;
+	size_t have; /* valid bytes of the loaded segment */
+	bool loaded;
+	uint64_t bytes;
+};
+
+static int rd_load(struct reader *r, uint64_t idx)
+{
+	if (r->loaded && r->idx == idx)
+		return 0;
+	char p[4096];
+	seg_path(r->l, idx, p, sizeof(p));
+	struct mb_file *f;
+	r->loaded = false;
+	if (mb_io_open(r->l->io, p, MB_IO_RDONLY, MB_FILE_LOG, &f) < 0)
+		return MB_ENOTFOUND;
+	uint64_t size = 0;
+	mb_file_size(f, &size);
+	if (size > SEG)
+		size = SEG;
+	int e = size ? mb_file_read(f, r->seg, size, 0) : 0;
+	mb_file_close(f);
+	if (e < 0)
+		return e;
+	r->bytes += size;
+	r->idx = idx;
+	r->have = size;
+	r->loaded = true;
+	return 0;
+}
+
+/* copy n bytes of the stream at lsn; MB_ENOTFOUND when not there */
+static int rd_bytes(struct reader *r, uint64_t lsn, size_t n, uint8_t *dst)
+{
+	while (n) {
+		int e = rd_load(r, lsn / SEG);
+		if (e < 0)
+			return e;
+		size_t off = lsn % SEG, k = SEG - off;
+		if (k > n)
+			k = n;
+		if (off + k > r->have)
+			return MB_ENOTFOUND;
+		memcpy(dst, r->seg + off, k);
+		dst += k;
+		lsn += k;
+		n -= k;
+	}
+	return 0;
+}
+
+int log_scan(struct mb_log *l, uint64_t from, log_rec_cb cb, void *arg, uint64_t *end,
+	     uint64_t *records)
+{
+	struct reader r = {.l = l};
+	r.seg = malloc(SEG);
+	if (!r.seg)
+		return MB_ENOMEM;
+	uint64_t pos = from, n = 0;
+	uint8_t *rec = NULL;
+	size_t rcap = 0;
+	int err = 0;
+	for (;;) {
+		uint8_t h[LOG_REC_HDR];
+		if (rd_bytes(&r, pos, sizeof(h), h) < 0)
+			break;
+		uint32_t len = rd32(h + 4);
+		if (len < LOG_REC_HDR || len > MB_VALUE_MAX * 2u + (1u << 20) ||
+		    rd64(h + 8) != pos)
+			break;
+		if (len > rcap) {
+			uint8_t *nr = realloc(rec, len);
+			if (!nr) {
+				err = MB_ENOMEM;
+				break;
+			}
+			rec = nr;
+			rcap = len;
+		}
+		if (rd_bytes(&r, pos, len, rec) < 0)
+			break;
+		if ((uint32_t)crc32(0L, rec + 4, len - 4) != rd32(rec))
+			break;
+		if (cb) {
+			err = cb(arg, pos, pos + len, rd32(rec + 16), rec + LOG_REC_HDR,
+				 len - LOG_REC_HDR, rd32(rec + 20));
+			if (err < 0)
+				break;
+		}
+		n++;
+		pos += len;
+	}
+	free(rec);
+	free(r.seg);
+	*end = pos;
+	if (records)
+		*records = n;
+	return err;
+}
+
+/* ---------------------------- writing -------------------------------- */
+
+static int seg_open(struct mb_log *l, uint64_t idx)
+{
+	if (l->seg && l->seg_idx == idx)
+		return 0;
+	if (l->seg) {
+		mb_file_close(l->seg);
+		l->seg = NULL;
+	}
+	char p[4096];
+	seg_path(l, idx, p, sizeof(p));
+	struct mb_file *f;
+	int r = mb_io_open(l->io, p, 0, MB_FILE_LOG, &f);
+	if (r == MB_ENOTFOUND) {
+		r = mb_io_open(l->io, p, MB_IO_CREATE, MB_FILE_LOG, &f);
+		if (r < 0)
+			return r;
+		r = mb_file_allocate(f, 0, SEG);
+		if (r == 0)
+			r = mb_file_sync(f, false);
+		if (r == 0)
+			r = mb_io_sync_dir(l->io, l->dir);
+		if (r < 0) {
+			mb_file_close(f);
+			return r;
+		}
+		pthread_mutex_lock(&l->lock);
+		l->nsegs++;
+		pthread_mutex_unlock(&l->lock);
+	} else if (r < 0) {
+		return r;
+	}
+	l->seg = f;
+	l->seg_idx = idx;
+	return 0;
+}
+
+static int write_range(struct mb_log *l, uint64_t lsn, const uint8_t *p, size_t n)
+{
+	while (n) {
+		uint64_t idx = lsn / SEG;
+		size_t off = lsn % SEG, k = SEG - off;
+		if (k > n)
+			k = n;
+		if (l->seg && l->seg_idx != idx) {
+			int r = mb_file_sync(l->seg, true);
+			if (r < 0)
+				return r;
+		}
+		int r = seg_open(l, idx);
+		if (r < 0)
+			return r;
+		r = mb_file_write(l->seg, p, k, off);
+		if (r < 0)
+			return r;
+		p += k;
+		lsn += k;
+		n -= k;
+	}
+	return mb_file_sync(l->seg, true);
+}
+
+static void fail_all(struct mb_log *l, struct waiter **cbs, size_t *ncbs)
+{
+	/* lock held: every queued async waiter fails */
+	*cbs = malloc((l->qlen ? l->qlen : 1) * sizeof(**cbs));
+	*ncbs = 0;
+	while (l->qlen) {
+		if (*cbs)
+			(*cbs)[(*ncbs)++] = l->q[l->qhead];
+		l->qhead = (l->qhead + 1) % l->qcap;
+		l->qlen--;
+	}
+}
+
+static void *writer_main(void *arg)
+{
+	struct mb_log *l = arg;
+	pthread_mutex_lock(&l->lock);
+	for (;;) {
+		bool ready = l->qlen && l->q[l->qhead].lsn <= atomic_load(&l->durable);
+		if (l->len == 0 && !ready && !(l->error && l->qlen)) {
+			if (l->stop)
+				break;
+			pthread_cond_wait(&l->wake, &l->lock);
+			continue;
+		}
+		int r = l->error;
+		uint64_t start = l->buf_lsn;
+		size_t dlen = l->len;
+		uint32_t nrec = l->buf_records;
+		uint8_t *data = l->buf;
+		if (dlen && !r) {
+			size_t dcap = l->cap;
+			l->buf = l->spare;
+			l->cap = l->spare_cap;
+			l->spare = NULL;
+			l->spare_cap = 0;
+			l->len = 0;
+			l->buf_records = 0;
+			l->buf_lsn = l->append_lsn;
+			pthread_mutex_unlock(&l->lock);
+			uint64_t t0 = mb_io_now_ns();
+			r = write_range(l, start, data, dlen);
+			uint64_t t1 = mb_io_now_ns();
+			pthread_mutex_lock(&l->lock);
+			if (!l->spare) {
+				l->spare = data;
+				l->spare_cap = dcap;
+			} else {
+				free(data);
+			}
+			if (r == 0) {
+				mb_hist_record(l->write_h, t1 - t0);
+				atomic_store(&l->durable, start + dlen);
+				l->commits += nrec;
+				l->writes++;
+				l->bytes += dlen;
+			} else {
+				l->error = r;
+			}
+		} else if (dlen && r) {
+			l->len = 0;
+			l->buf_records = 0;
+		}
+		/* completions */
+		struct waiter *cbs = NULL;
+		size_t ncbs = 0;
+		if (l->error) {
+			fail_all(l, &cbs, &ncbs);
+		} else {
+			uint64_t d = atomic_load(&l->durable);
+			size_t k = 0;
+			while (k < l->qlen && l->q[(l->qhead + k) % l->qcap].lsn <= d)
+				k++;
+			if (k) {
+				cbs = malloc(k * sizeof(*cbs));
+				for (size_t i = 0; i < k && cbs; i++)
+					cbs[ncbs++] = l->q[(l->qhead + i) % l->qcap];
+				if (cbs) {
+					l->qhead = (l->qhead + k) % l->qcap;
+					l->qlen -= k;
+				}
+			}
+		}
+		uint64_t now = mb_io_now_ns();
+		for (size_t i = 0; i < ncbs; i++)
+			if (!l->error)
+				mb_hist_record(l->commit_h, now - cbs[i].t0);
+		int status = l->error;
+		pthread_cond_broadcast(&l->done);
+		bool trig = false;
+		if (l->ckpt_fn && !l->error &&
+		    atomic_load(&l->durable) - l->last_trigger >= l->ckpt_bytes) {
+			l->last_trigger = atomic_load(&l->durable);
+			trig = true;
+		}
+		pthread_mutex_unlock(&l->lock);
+		for (size_t i = 0; i < ncbs; i++)
+			cbs[i].cb(cbs[i].arg, status);
+		free(cbs);
+		if (trig)
+			l->ckpt_fn(l->ckpt_arg);
+		pthread_mutex_lock(&l->lock);
+	}
+	pthread_mutex_unlock(&l->lock);
+	return NULL;
+}
+
+int log_start(struct mb_log *l, uint64_t end)
+{
+	/* cut the torn tail: zero the rest of the last segment, drop later ones */
+	uint64_t idx = end / SEG, mn, mx;
+	int r = count_segs(l, &mn, &mx);
+	if (r < 0)
+		return r;
+	if (l->nsegs && mx > idx) {
+		for (uint64_t i = idx + 1; i <= mx; i++) {
+			char p[4096];
+			seg_path(l, i, p, sizeof(p));
+			mb_io_unlink(l->io, p);
+		}
+		mb_io_sync_dir(l->io, l->dir);
+		count_segs(l, NULL, NULL);
+	}
+	if (end % SEG) {
+		r = seg_open(l, idx);
+		if (r < 0)
+			return r;
+		size_t off = end % SEG;
+		uint8_t *z = calloc(1, SEG - off);
+		if (!z)
+			return MB_ENOMEM;
+		r = mb_file_write(l->seg, z, SEG - off, off);
+		free(z);
+		if (r == 0)
+			r = mb_file_sync(l->seg, true);
+		if (r < 0)
+			return r;
+	}
+	l->append_lsn = l->buf_lsn = end;
+	atomic_store(&l->durable, end);
+	l->last_trigger = end;
+	if (pthread_create(&l->thr, NULL, writer_main, l) != 0)
+		return MB_ESYS;
+	l->started = true;
+	return 0;
+}
+
+int log_append(struct mb_log *l, uint32_t type, uint32_t count, const uint8_t *payload,
+	       size_t len, uint64_t *end)
+{
+	size_t total = LOG_REC_HDR + len;
+	if (total > UINT32_MAX / 2)
+		return MB_ETOOBIG;
+	pthread_mutex_lock(&l->lock);
+	if (l->error) {
+		pthread_mutex_unlock(&l->lock);
+		return MB_ERDONLY;
+	}
+	if (l->len + total > l->cap || !l->buf) {
+		size_t ncap = l->cap ? l->cap : (256u << 10);
+		while (ncap < l->len + total)
+			ncap *= 2;
+		uint8_t *nb = realloc(l->buf, ncap);
+		if (!nb) {
+			pthread_mutex_unlock(&l->lock);
+			return MB_ENOMEM;
+		}
+		l->buf = nb;
+		l->cap = ncap;
+	}
+	uint8_t *h = l->buf + l->len;
+	wr32(h + 4, (uint32_t)total);
+	wr64(h + 8, l->append_lsn);
+	wr32(h + 16, type);
+	wr32(h + 20, count);
+	memcpy(h + LOG_REC_HDR, payload, len);
+	wr32(h, (uint32_t)crc32(0L, h + 4, (uInt)(total - 4)));
+	l->len += total;
+	l->append_lsn += total;
+	l->buf_records++;
+	*end = l->append_lsn;
+	pthread_cond_signal(&l->wake);
+	pthread_mutex_unlock(&l->lock);
+	return 0;
+}
+
+uint64_t log_append_lsn(struct mb_log *l)
+{
+	pthread_mutex_lock(&l->lock);
+	uint64_t v = l->append_lsn;
+	pthread_mutex_unlock(&l->lock);
+	return v;
+}
+
+int log_wait(struct mb_log *l, uint64_t lsn)
+{
+	pthread_mutex_lock(&l->lock);
+	while (atomic_load(&l->durable) < lsn && !l->error) {
+		pthread_cond_signal(&l->wake);
+		pthread_cond_wait(&l->done, &l->lock);
+	}
+	int r = atomic_load(&l->durable) >= lsn ? 0 : l->error;
+	pthread_mutex_unlock(&l->lock);
+	return r;
+}
+
+int log_wait_async(struct mb_log *l, uint64_t lsn, mb_commit_cb cb, void *arg, uint64_t t0)
+{
+	pthread_mutex_lock(&l->lock);
+	if (l->error) {
+		pthread_mutex_unlock(&l->lock);
+		return MB_ERDONLY;
+	}
+	if (l->qlen == l->qcap) {
+		size_t ncap = l->qcap ? l->qcap * 2 : 64;
+		struct waiter *nq = malloc(ncap * sizeof(*nq));
+		if (!nq) {
+			pthread_mutex_unlock(&l->lock);
+			return MB_ENOMEM;
+		}
+		for (size_t i = 0; i < l->qlen; i++)
+			nq[i] = l->q[(l->qhead + i) % l->qcap];
+		free(l->q);
+		l->q = nq;
+		l->qcap = ncap;
+		l->qhead = 0;
+	}
+	l->q[(l->qhead + l->qlen) % l->qcap] = (struct waiter){lsn, cb, arg, t0};
+	l->qlen++;
+	pthread_cond_signal(&l->wake);
+	pthread_mutex_unlock(&l->lock);
+	return 0;
+}
+
+void log_note_commit(struct mb_log *l, uint64_t t0)
+{
+	pthread_mutex_lock(&l->lock);
+	mb_hist_record(l->commit_h, mb_io_now_ns() - t0);
+	pthread_mutex_unlock(&l->lock);
+}
+
+const _Atomic uint64_t *log_durable_ptr(struct mb_log *l)
+{
+	return &l->durable;
+}
+
+int log_error(struct mb_log *l)
+{
+	pthread_mutex_lock(&l->lock);
+	int e = l->error;
+	pthread_mutex_unlock(&l->lock);
+	return e;
+}
+
+/* ---------------------------- checkpoints ---------------------------- */
+
+#define CKPT_MAGIC "MBCKPT01"
+
+int log_read_checkpoint(struct mb_log *l, uint64_t *redo)
+{
+	char p[4096];
+	snprintf(p, sizeof(p), "%s/checkpoint", l->dir);
+	struct mb_file *f;
+	int r = mb_io_open(l->io, p, MB_IO_RDONLY, MB_FILE_OTHER, &f);
+	if (r < 0)
+		return r;
+	uint8_t b[32];
+	r = mb_file_read(f, b, sizeof(b), 0);
+	mb_file_close(f);
+	if (r < 0)
+		return r == MB_ERANGE ? MB_ECORRUPT : r;
+	if (memcmp(b, CKPT_MAGIC, 8) || rd32(b + 24) != (uint32_t)crc32(0L, b, 24))
+		return MB_ECORRUPT;
+	*redo = rd64(b + 8);
+	l->ckpt_redo = *redo;
+	return 0;
+}
+
+int log_write_checkpoint(struct mb_log *l, uint64_t redo)
+{
+	char p[4096], t[4096];
+	snprintf(p, sizeof(p), "%s/checkpoint", l->dir);
+	snprintf(t, sizeof(t), "%s/checkpoint.tmp", l->dir);
+	uint8_t b[32] = {0};
+	memcpy(b, CKPT_MAGIC, 8);
+	wr64(b + 8, redo);
+	wr32(b + 24, (uint32_t)crc32(0L, b, 24));
+	struct mb_file *f;
+	int r = mb_io_open(l->io, t, MB_IO_CREATE | MB_IO_TRUNC, MB_FILE_OTHER, &f);
+	if (r < 0)
+		return r;
+	r = mb_file_write(f, b, sizeof(b), 0);
+	if (r == 0)
+		r = mb_file_sync(f, false);
+	mb_file_close(f);
+	if (r == 0)
+		r = mb_io_rename(l->io, t, p);
+	if (r == 0)
+		r = mb_io_sync_dir(l->io, l->dir);
+	if (r == 0) {
+		pthread_mutex_lock(&l->lock);
+		l->ckpt_redo = redo;
+		l->ckpts++;
+		pthread_mutex_unlock(&l->lock);
+	}
+	return r;
+}
+
+int log_remove_before(struct mb_log *l, uint64_t redo)
+{
+	uint64_t mn, mx;
+	int r = count_segs(l, &mn, &mx);
+	if (r < 0 || !l->nsegs)
+		return r;
+	bool any = false;
+	for (uint64_t i = mn; (i + 1) * (uint64_t)SEG <= redo && i <= mx; i++) {
+		char p[4096];
+		seg_path(l, i, p, sizeof(p));
+		if (mb_io_unlink(l->io, p) == 0)
+			any = true;
+	}
+	if (any) {
+		mb_io_sync_dir(l->io, l->dir);
+		count_segs(l, NULL, NULL);
+	}
+	return 0;
+}
+
+void log_set_ckpt_trigger(struct mb_log *l, uint64_t bytes, void (*fn)(void *), void *arg)
+{
+	pthread_mutex_lock(&l->lock);
+	l->ckpt_bytes = bytes;
+	l->ckpt_fn = fn;
+	l->ckpt_arg = arg;
+	pthread_mutex_unlock(&l->lock);
+}
+
+void log_stats(struct mb_log *l, struct mb_sg_stats *out)
+{
+	pthread_mutex_lock(&l->lock);
+	out->commits = l->commits;
+	out->log_writes = l->writes;
+	out->log_bytes = l->bytes;
+	out->commits_per_write_x100 = l->writes ? l->commits * 100 / l->writes : 0;
+	out->durable_lsn = atomic_load(&l->durable);
+	out->checkpoint_lsn = l->ckpt_redo;
+	out->checkpoint_depth = out->durable_lsn > l->ckpt_redo ? out->durable_lsn - l->ckpt_redo : 0;
+	out->checkpoints = l->ckpts;
+	out->log_segments = l->nsegs;
+	pthread_mutex_unlock(&l->lock);
+}
+
+void log_commit_hist_take(struct mb_log *l, struct mb_hist *dst)
+{
+	pthread_mutex_lock(&l->lock);
+	mb_hist_merge(dst, l->commit_h);
+	mb_hist_reset(l->commit_h);
+	pthread_mutex_unlock(&l->lock);
+}
+
+void log_write_hist_take(struct mb_log *l, struct mb_hist *dst)
+{
+	pthread_mutex_lock(&l->lock);
+	mb_hist_merge(dst, l->write_h);
+	mb_hist_reset(l->write_h);
+	pthread_mutex_unlock(&l->lock);
+}

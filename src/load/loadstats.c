@@ -1,0 +1,264 @@
+/* loadstats.c: the load engine's mergeable measurement set (see
+ * loadstats.h).  Invariant: every histogram pointer of a created set is
+ * valid; merge and reset touch every field, so nothing is lost between
+ * windows. */
+#include "load/loadstats.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+
+#define FOR_EACH_HIST(s, X)                                                    \
+	do {                                                                   \
+		X((s)->rpc);                                                   \
+		for (int i_ = 0; i_ < MB_OP_COUNT; i_++)                       \
+			X((s)->rpc_by_op[i_]);                                 \
+		for (int i_ = 0; i_ < MB_ACTION_COUNT; i_++)                   \
+			X((s)->action[i_]);                                    \
+		X((s)->loop_lag);                                              \
+		X((s)->timer_late);                                            \
+	} while (0)
+
+int mb_load_stats_create(struct mb_load_stats **out)
+{
+	struct mb_load_stats *s = calloc(1, sizeof(*s));
+	if (!s)
+		return MB_ENOMEM;
+	int rc = 0;
+#define MK(h)                                                                  \
+	if (rc == 0)                                                           \
+	rc = mb_hist_create(&(h))
+	FOR_EACH_HIST(s, MK);
+#undef MK
+	if (rc != 0) {
+		mb_load_stats_destroy(s);
+		return rc;
+	}
+	*out = s;
+	return 0;
+}
+
+void mb_load_stats_destroy(struct mb_load_stats *s)
+{
+	if (!s)
+		return;
+#define DEL(h) mb_hist_destroy(h)
+	FOR_EACH_HIST(s, DEL);
+#undef DEL
+	free(s);
+}
+
+void mb_load_stats_reset(struct mb_load_stats *s)
+{
+#define RST(h) mb_hist_reset(h)
+	FOR_EACH_HIST(s, RST);
+#undef RST
+	memset(s->scheduled, 0, sizeof(s->scheduled));
+	memset(s->done, 0, sizeof(s->done));
+	memset(s->failed, 0, sizeof(s->failed));
+	memset(s->late, 0, sizeof(s->late));
+	memset(s->op_count, 0, sizeof(s->op_count));
+	memset(&s->n, 0, sizeof(s->n));
+}
+
+void mb_load_stats_merge(struct mb_load_stats *dst, const struct mb_load_stats *src)
+{
+	mb_hist_merge(dst->rpc, src->rpc);
+	for (int i = 0; i < MB_OP_COUNT; i++) {
+		mb_hist_merge(dst->rpc_by_op[i], src->rpc_by_op[i]);
+		dst->op_count[i] += src->op_count[i];
+	}
+	for (int i = 0; i < MB_ACTION_COUNT; i++) {
+		mb_hist_merge(dst->action[i], src->action[i]);
+		dst->scheduled[i] += src->scheduled[i];
+		dst->done[i] += src->done[i];
+		dst->failed[i] += src->failed[i];
+		dst->late[i] += src->late[i];
+	}
+	mb_hist_merge(dst->loop_lag, src->loop_lag);
+	mb_hist_merge(dst->timer_late, src->timer_late);
+#define MB_X_ADD(f, k) dst->n.f += src->n.f;
+	MB_LOAD_COUNT_TABLE(MB_X_ADD)
+#undef MB_X_ADD
+}
+
+uint64_t mb_load_stats_done(const struct mb_load_stats *s)
+{
+	uint64_t n = 0;
+	for (int i = 0; i < MB_ACTION_COUNT; i++)
+		n += s->done[i];
+	return n;
+}
+
+uint64_t mb_load_stats_failed(const struct mb_load_stats *s)
+{
+	uint64_t n = 0;
+	for (int i = 0; i < MB_ACTION_COUNT; i++)
+		n += s->failed[i];
+	return n;
+}
+
+int mb_load_stats_score_ns(const struct mb_load_stats *s, const double *weights, double *out_ns)
+{
+	double wsum = 0, acc = 0;
+	for (int i = 0; i < MB_ACTION_COUNT; i++) {
+		if (weights[i] <= 0 || mb_hist_count(s->action[i]) == 0)
+			continue;
+		wsum += weights[i];
+		acc += weights[i] * (double)mb_hist_percentile_ns(s->action[i], 95.0);
+	}
+	if (wsum <= 0)
+		return MB_ENOTFOUND;
+	*out_ns = acc / wsum;
+	return 0;
+}
+
+static int put_hist(json_t *o, const char *key, const struct mb_hist *h)
+{
+	if (mb_hist_count(h) == 0)
+		return 0;
+	char *text = NULL;
+	int rc = mb_hist_encode(h, &text);
+	if (rc != 0)
+		return rc;
+	rc = json_object_set_new(o, key, json_string(text)) == 0 ? 0 : MB_ENOMEM;
+	free(text);
+	return rc;
+}
+
+static void op_key(int i, char *buf, size_t len)
+{
+	const char *name = mb_op_name(mb_op_code_at(i));
+	snprintf(buf, len, "rpc.%s", name ? name : "?");
+}
+
+int mb_load_stats_hists_json(const struct mb_load_stats *s, json_t **out)
+{
+	json_t *o = json_object();
+	if (!o)
+		return MB_ENOMEM;
+	char key[96];
+	int rc = put_hist(o, "rpc", s->rpc);
+	for (int i = 0; rc == 0 && i < MB_OP_COUNT; i++) {
+		op_key(i, key, sizeof(key));
+		rc = put_hist(o, key, s->rpc_by_op[i]);
+	}
+	for (int i = 0; rc == 0 && i < MB_ACTION_COUNT; i++) {
+		snprintf(key, sizeof(key), "action.%s", mb_actions[i].key);
+		rc = put_hist(o, key, s->action[i]);
+	}
+	if (rc == 0)
+		rc = put_hist(o, "loop_lag", s->loop_lag);
+	if (rc == 0)
+		rc = put_hist(o, "timer_late", s->timer_late);
+	if (rc != 0) {
+		json_decref(o);
+		return rc;
+	}
+	*out = o;
+	return 0;
+}
+
+int mb_load_stats_counts_json(const struct mb_load_stats *s, json_t **out)
+{
+	json_t *o = json_object(), *acts = json_object(), *ops = json_object();
+	if (!o || !acts || !ops) {
+		json_decref(o);
+		json_decref(acts);
+		json_decref(ops);
+		return MB_ENOMEM;
+	}
+	for (int i = 0; i < MB_ACTION_COUNT; i++) {
+		if (!s->scheduled[i] && !s->done[i] && !s->failed[i])
+			continue;
+		json_object_set_new(acts, mb_actions[i].key,
+				    json_pack("{sIsIsIsI}", "scheduled", (json_int_t)s->scheduled[i],
+					      "done", (json_int_t)s->done[i], "failed",
+					      (json_int_t)s->failed[i], "late",
+					      (json_int_t)s->late[i]));
+	}
+	for (int i = 0; i < MB_OP_COUNT; i++) {
+		if (!s->op_count[i])
+			continue;
+		const char *name = mb_op_name(mb_op_code_at(i));
+		json_object_set_new(ops, name ? name : "?", json_integer((json_int_t)s->op_count[i]));
+	}
+	json_object_set_new(o, "actions", acts);
+	json_object_set_new(o, "op_counts", ops);
+#define MB_X_JS(f, k) json_object_set_new(o, k, json_integer((json_int_t)s->n.f));
+	MB_LOAD_COUNT_TABLE(MB_X_JS)
+#undef MB_X_JS
+	*out = o;
+	return 0;
+}
+
+static uint64_t get_u64(json_t *o, const char *key)
+{
+	json_t *v = json_object_get(o, key);
+	return json_is_integer(v) && json_integer_value(v) > 0 ? (uint64_t)json_integer_value(v)
+							       : 0;
+}
+
+int mb_load_stats_merge_json(struct mb_load_stats *s, json_t *hists, json_t *counts)
+{
+	if (hists) {
+		if (!json_is_object(hists))
+			return MB_EPROTO;
+		const char *key;
+		json_t *val;
+		json_object_foreach(hists, key, val)
+		{
+			if (!json_is_string(val))
+				return MB_EPROTO;
+			struct mb_hist *h = NULL;
+			char k[96];
+			if (!strcmp(key, "rpc"))
+				h = s->rpc;
+			else if (!strcmp(key, "loop_lag"))
+				h = s->loop_lag;
+			else if (!strcmp(key, "timer_late"))
+				h = s->timer_late;
+			for (int i = 0; !h && i < MB_OP_COUNT; i++) {
+				op_key(i, k, sizeof(k));
+				if (!strcmp(key, k))
+					h = s->rpc_by_op[i];
+			}
+			for (int i = 0; !h && i < MB_ACTION_COUNT; i++) {
+				snprintf(k, sizeof(k), "action.%s", mb_actions[i].key);
+				if (!strcmp(key, k))
+					h = s->action[i];
+			}
+			if (!h)
+				continue; /* a newer sender's extra histogram */
+			int rc = mb_hist_decode_merge(h, json_string_value(val));
+			if (rc != 0)
+				return rc;
+		}
+	}
+	if (counts) {
+		if (!json_is_object(counts))
+			return MB_EPROTO;
+		json_t *acts = json_object_get(counts, "actions");
+		for (int i = 0; json_is_object(acts) && i < MB_ACTION_COUNT; i++) {
+			json_t *a = json_object_get(acts, mb_actions[i].key);
+			if (!json_is_object(a))
+				continue;
+			s->scheduled[i] += get_u64(a, "scheduled");
+			s->done[i] += get_u64(a, "done");
+			s->failed[i] += get_u64(a, "failed");
+			s->late[i] += get_u64(a, "late");
+		}
+		json_t *ops = json_object_get(counts, "op_counts");
+		for (int i = 0; json_is_object(ops) && i < MB_OP_COUNT; i++) {
+			const char *name = mb_op_name(mb_op_code_at(i));
+			if (name)
+				s->op_count[i] += get_u64(ops, name);
+		}
+#define MB_X_GET(f, k) s->n.f += get_u64(counts, k);
+		MB_LOAD_COUNT_TABLE(MB_X_GET)
+#undef MB_X_GET
+	}
+	return 0;
+}

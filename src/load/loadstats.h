@@ -1,0 +1,93 @@
+/* loadstats.h: what the load engine measures, as one mergeable set.
+ *
+ * A set holds latency histograms (every RPC round trip; RPC round trips by
+ * the first operation of the batch; action response times per action; the
+ * event-loop lag; how late user timers fire) and plain counts (actions
+ * scheduled/done/failed/late per action, operations by code, RPCs, bytes on
+ * the wire, reconnects, messages sent and delivered...).  Each loop thread
+ * records into its own set; the stats thread merges sets exactly
+ * (histogram buckets and counts add) and encodes a window for the stats
+ * stream ("h" and "x" of src/core/stats.h).  Not thread-safe: the owner
+ * serialises access (the engine merges under a per-loop mutex).
+ */
+#ifndef MB_LOAD_LOADSTATS_H
+#define MB_LOAD_LOADSTATS_H
+
+#include <jansson.h>
+#include <stdint.h>
+
+#include "core/hist.h"
+#include "core/scenario.h"
+#include "proto/proto.h"
+
+/* Plain counts, X(field, json key). */
+#define MB_LOAD_COUNT_TABLE(X)                                                 \
+	X(rpcs, "rpcs")                                                        \
+	X(ops, "ops")                                                          \
+	X(bytes_sent, "bytes_sent")                                            \
+	X(bytes_received, "bytes_received")                                    \
+	X(logons, "logons")                                                    \
+	X(logon_failures, "logon_failures")                                    \
+	X(connect_failures, "connect_failures")                                \
+	X(connections_lost, "connections_lost")                                \
+	X(reconnects, "reconnects")                                            \
+	X(op_errors, "op_errors")                                              \
+	X(msgs_sent, "msgs_sent")                                              \
+	X(deliveries, "deliveries")                                            \
+	X(notifications, "notifications")                                      \
+	X(syncs, "syncs")                                                      \
+	X(sync_items, "sync_items")                                            \
+	X(local_reads, "local_reads")                                          \
+	X(overruns, "overruns")                                                \
+	X(acks_create, "acks_create")                                          \
+	X(acks_delete, "acks_delete")
+
+struct mb_load_counts {
+#define MB_X_LC(f, k) uint64_t f;
+	MB_LOAD_COUNT_TABLE(MB_X_LC)
+#undef MB_X_LC
+};
+
+struct mb_load_stats {
+	struct mb_hist *rpc;                       /* every RPC round trip */
+	struct mb_hist *rpc_by_op[MB_OP_COUNT];    /* by the batch's first op */
+	struct mb_hist *action[MB_ACTION_COUNT];   /* action response time */
+	struct mb_hist *loop_lag;                  /* event-loop lag */
+	struct mb_hist *timer_late;                /* user timers firing late */
+	uint64_t scheduled[MB_ACTION_COUNT];
+	uint64_t done[MB_ACTION_COUNT];
+	uint64_t failed[MB_ACTION_COUNT];
+	uint64_t late[MB_ACTION_COUNT];            /* started > MB_LOAD_LATE_NS behind */
+	uint64_t op_count[MB_OP_COUNT];            /* operations sent, by code */
+	struct mb_load_counts n;
+};
+
+/* An action that starts this long after its scheduled time is late. */
+#define MB_LOAD_LATE_NS (1000ull * 1000 * 1000)
+
+int mb_load_stats_create(struct mb_load_stats **out);
+void mb_load_stats_destroy(struct mb_load_stats *s);
+void mb_load_stats_reset(struct mb_load_stats *s);
+/* dst += src, exactly. */
+void mb_load_stats_merge(struct mb_load_stats *dst, const struct mb_load_stats *src);
+
+/* Total actions done / failed over all actions. */
+uint64_t mb_load_stats_done(const struct mb_load_stats *s);
+uint64_t mb_load_stats_failed(const struct mb_load_stats *s);
+
+/* The LoadSim-style score: the 95th percentile of each action's response
+ * times, averaged with the actions' frequencies (weights[a], e.g. the
+ * scenario's actions per day) as weights, over actions that have samples.
+ * MB_ENOTFOUND when no action has completed. */
+int mb_load_stats_score_ns(const struct mb_load_stats *s, const double *weights, double *out_ns);
+
+/* Histograms as a JSON object for the stats stream's "h": keys "rpc",
+ * "rpc.<OpName>", "action.<action key>", "loop_lag", "timer_late"; empty
+ * histograms are left out.  Counts as a JSON object for "x". */
+int mb_load_stats_hists_json(const struct mb_load_stats *s, json_t **out);
+int mb_load_stats_counts_json(const struct mb_load_stats *s, json_t **out);
+/* Add what mb_load_stats_hists_json / counts_json wrote back into s (the
+ * supervisor's side, and the round-trip test). MB_EPROTO on bad input. */
+int mb_load_stats_merge_json(struct mb_load_stats *s, json_t *hists, json_t *counts);
+
+#endif

@@ -1,0 +1,453 @@
+/* proto.h: the mailbench wire protocol (MAPI-style RPC over TCP).
+ *
+ * Byte-level layout: docs/PROTOCOL.md.  Summary: little-endian,
+ * length-prefixed frames with a 16-byte header; one REQUEST frame carries a
+ * batch of operations (ROPs), its REPLY carries one result per operation, in
+ * order; NOTIFY frames are pushed by the store; ERROR frames report a frame
+ * the store could not decode.  Payloads above a negotiated threshold may be
+ * LZ4-compressed (header flag, uncompressed length in the header).
+ *
+ * The codec works on buffers, for blocking and non-blocking (libuv) users
+ * alike: mb_frame_check() says whether a whole frame is at the front of a
+ * byte buffer; mb_frame_payload() returns its (decompressed) payload;
+ * mb_request_decode()/mb_reply_decode()/mb_notify_decode() turn a payload
+ * into structs whose variable parts live in a caller-owned arena and point
+ * into the payload (zero-copy strings): the payload and the arena must
+ * outlive the decoded structs.  Encoders append whole frames to an mb_buf.
+ *
+ * Invariants: every length and count is checked against the bytes that
+ * remain before it is used; nothing is read past the frame; a frame larger
+ * than MB_PROTO_MAX_FRAME (or the caller's smaller limit) is refused before
+ * any allocation; decoding never aborts, it returns MB_EPROTO or MB_ETOOBIG.
+ */
+#ifndef MB_PROTO_PROTO_H
+#define MB_PROTO_PROTO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---- frame header ---------------------------------------------------- */
+
+/* Header: u32 len | u8 magic | u8 version | u8 kind | u8 flags | u32 seq |
+ * u32 raw_len (16 bytes, little-endian). */
+#define MB_PROTO_MAGIC 0x4Du            /* 'M' */
+#define MB_PROTO_VERSION 1
+#define MB_FRAME_HDR 16                 /* header bytes */
+#define MB_PROTO_MAX_FRAME (4u << 20)   /* max payload, wire and decompressed */
+#define MB_PROTO_MAX_OPS 256            /* operations per request frame */
+#define MB_PROTO_MAX_PROPS 64           /* properties per op */
+#define MB_PROTO_MAX_IDS 4096           /* message ids per op */
+#define MB_PROTO_MAX_ROWS 1024          /* rows per QueryRows reply */
+#define MB_PROTO_MAX_NAME 256           /* user names, folder names */
+#define MB_PROTO_DEFAULT_COMPRESS_MIN 1024
+
+enum mb_frame_kind {
+	MB_FRAME_REQUEST = 1,  /* client -> store: a batch of operations */
+	MB_FRAME_REPLY = 2,    /* store -> client: one result per operation */
+	MB_FRAME_NOTIFY = 3,   /* store -> client, unsolicited: events */
+	MB_FRAME_ERROR = 4,    /* store -> client: the frame could not be decoded */
+};
+
+#define MB_FRAME_F_LZ4 0x01u            /* payload is one LZ4 block */
+
+struct mb_frame_hdr {
+	uint32_t len;       /* payload bytes on the wire after the header */
+	uint8_t version;
+	uint8_t kind;       /* enum mb_frame_kind */
+	uint8_t flags;      /* MB_FRAME_F_* */
+	uint32_t seq;       /* request sequence number, echoed by its reply */
+	uint32_t raw_len;   /* payload bytes after decompression (== len if not) */
+};
+
+/* ---- operations (ROPs) ------------------------------------------------ */
+
+/* X(ID, code, name) -- codes are stable: they travel on the wire. */
+#define MB_OP_TABLE(X)                                                         \
+	X(LOGON_CHALLENGE, 0x01, "LogonChallenge")                             \
+	X(LOGON, 0x02, "Logon")                                                \
+	X(LOGOFF, 0x03, "Logoff")                                              \
+	X(RELEASE, 0x04, "Release")                                            \
+	X(OPEN_FOLDER, 0x10, "OpenFolder")                                     \
+	X(GET_HIERARCHY_TABLE, 0x11, "GetHierarchyTable")                      \
+	X(GET_CONTENTS_TABLE, 0x12, "GetContentsTable")                        \
+	X(SET_COLUMNS, 0x13, "SetColumns")                                     \
+	X(QUERY_ROWS, 0x14, "QueryRows")                                       \
+	X(OPEN_MESSAGE, 0x15, "OpenMessage")                                   \
+	X(GET_PROPS, 0x16, "GetPropertiesSpecific")                            \
+	X(CREATE_MESSAGE, 0x17, "CreateMessage")                               \
+	X(SET_PROPS, 0x18, "SetProperties")                                    \
+	X(SAVE_CHANGES, 0x19, "SaveChangesMessage")                            \
+	X(SUBMIT, 0x1A, "SubmitMessage")                                       \
+	X(DELETE_MESSAGES, 0x1B, "DeleteMessages")                             \
+	X(MOVE_COPY, 0x1C, "MoveCopyMessages")                                 \
+	X(CALENDAR_RANGE, 0x20, "CalendarRange")                               \
+	X(FREEBUSY, 0x21, "FreeBusy")                                          \
+	X(CREATE_CONTACT, 0x22, "CreateContact")                               \
+	X(LIST_CONTACTS, 0x23, "ListContacts")                                 \
+	X(SYNC_DOWNLOAD, 0x30, "SyncDownload")                                 \
+	X(SYNC_UPLOAD, 0x31, "SyncUpload")
+
+enum mb_op_code {
+#define MB_X_OPC(id, code, name) MB_OP_##id = code,
+	MB_OP_TABLE(MB_X_OPC)
+#undef MB_X_OPC
+};
+
+/* Dense index of an op code (0 .. MB_OP_COUNT-1) for per-op counters. */
+enum mb_op_index {
+#define MB_X_OPI(id, code, name) MB_OPI_##id,
+	MB_OP_TABLE(MB_X_OPI)
+#undef MB_X_OPI
+	MB_OP_COUNT
+};
+
+/* Name of an op code ("QueryRows"), or NULL when unknown. */
+const char *mb_op_name(int code);
+/* Dense index of an op code, or -1 when unknown. */
+int mb_op_index(int code);
+/* Op code of a dense index, or -1. */
+int mb_op_code_at(int index);
+
+/* ---- folders ----------------------------------------------------------- */
+
+/* A folder id on the wire is (mailbox id << 32) | local folder number, so
+ * every operation names the mailbox it touches and the store can refuse
+ * other mailboxes (MB_EACCES).  Local numbers of the well-known folders are
+ * the same in every mailbox; user folders get MB_FID_FIRST_USER and up.
+ * Message ids are per mailbox (unique within it, never reused). */
+enum mb_fid_local {
+	MB_FID_ROOT = 1,      /* top of the information store (IPM subtree) */
+	MB_FID_INBOX = 2,
+	MB_FID_DELETED = 3,   /* Deleted Items */
+	MB_FID_SENT = 4,      /* Sent Items */
+	MB_FID_CALENDAR = 5,
+	MB_FID_CONTACTS = 6,
+	MB_FID_FIRST_USER = 16,
+};
+#define MB_FID(mailbox, local) (((uint64_t)(mailbox) << 32) | (uint32_t)(local))
+#define MB_FID_MAILBOX(fid) ((uint32_t)((fid) >> 32))
+#define MB_FID_LOCAL(fid) ((uint32_t)((fid)&0xFFFFFFFFu))
+
+/* ---- properties ---------------------------------------------------------- */
+
+/* Property tag = (id << 16) | type, as in MAPI. */
+enum mb_ptype {
+	MB_PT_I32 = 0x0003,
+	MB_PT_ERROR = 0x000A,      /* value: i32 MB_E* code (property missing) */
+	MB_PT_BOOL = 0x000B,
+	MB_PT_I64 = 0x0014,
+	MB_PT_STRING = 0x001F,     /* UTF-8, u32 length */
+	MB_PT_TIME = 0x0040,       /* i64 milliseconds since the Unix epoch */
+	MB_PT_BINARY = 0x0102,     /* u32 length */
+	MB_PT_MV_STRING = 0x101F,  /* u16 count, then count x (u32 len, bytes) */
+};
+#define MB_PTAG(id, type) (((uint32_t)(id) << 16) | (uint32_t)(type))
+#define MB_PTAG_TYPE(tag) ((uint16_t)((tag)&0xFFFFu))
+#define MB_PTAG_ID(tag) ((uint16_t)((tag) >> 16))
+
+#define MB_PR_MESSAGE_CLASS MB_PTAG(0x001A, MB_PT_STRING)  /* IPM.Note ... */
+#define MB_PR_SUBJECT MB_PTAG(0x0037, MB_PT_STRING)
+#define MB_PR_START_DATE MB_PTAG(0x0060, MB_PT_TIME)       /* appointments */
+#define MB_PR_END_DATE MB_PTAG(0x0061, MB_PT_TIME)
+#define MB_PR_SENDER_NAME MB_PTAG(0x0C1A, MB_PT_STRING)
+#define MB_PR_DISPLAY_TO MB_PTAG(0x0E04, MB_PT_STRING)
+#define MB_PR_DELIVERY_TIME MB_PTAG(0x0E06, MB_PT_TIME)
+#define MB_PR_MESSAGE_FLAGS MB_PTAG(0x0E07, MB_PT_I32)     /* bit 0: read */
+#define MB_PR_MESSAGE_SIZE MB_PTAG(0x0E08, MB_PT_I32)
+#define MB_PR_BODY MB_PTAG(0x1000, MB_PT_STRING)           /* long value */
+#define MB_PR_DISPLAY_NAME MB_PTAG(0x3001, MB_PT_STRING)
+#define MB_PR_EMAIL_ADDRESS MB_PTAG(0x3003, MB_PT_STRING)
+#define MB_PR_CONTENT_COUNT MB_PTAG(0x3602, MB_PT_I32)
+#define MB_PR_CONTENT_UNREAD MB_PTAG(0x3603, MB_PT_I32)
+#define MB_PR_FID MB_PTAG(0x6748, MB_PT_I64)
+#define MB_PR_PARENT_FID MB_PTAG(0x6749, MB_PT_I64)
+#define MB_PR_MID MB_PTAG(0x674A, MB_PT_I64)
+#define MB_PR_CHANGE_NUM MB_PTAG(0x67A4, MB_PT_I64)
+#define MB_PR_RECIPIENTS MB_PTAG(0x6800, MB_PT_MV_STRING)   /* user or list names */
+#define MB_PR_BUSY_STATUS MB_PTAG(0x6801, MB_PT_I32)        /* 0 free .. 3 away */
+#define MB_PR_LOCATION MB_PTAG(0x6802, MB_PT_STRING)
+
+#define MB_MSGFLAG_READ 0x1
+
+/* A byte string (UTF-8 text or binary); not NUL-terminated. */
+struct mb_bytes {
+	const uint8_t *p;
+	uint32_t len;
+};
+
+struct mb_prop {
+	uint32_t tag;
+	union {
+		int64_t i;              /* I32, BOOL, I64, TIME, ERROR */
+		struct mb_bytes b;      /* STRING, BINARY */
+		struct {
+			uint16_t n;
+			struct mb_bytes *v;
+		} mv;                   /* MV_STRING */
+	} v;
+};
+
+/* ---- request operations ---------------------------------------------- */
+
+#define MB_LOGON_F_LZ4 0x1       /* client accepts/sends LZ4 payloads */
+#define MB_LOGON_F_NOTIFY 0x2    /* push new-mail notifications */
+#define MB_QR_F_RESTART 0x1      /* QueryRows from the first row */
+#define MB_MC_F_COPY 0x1         /* MoveCopy: copy (else move) */
+#define MB_SD_F_BODY 0x1         /* SyncDownload: include bodies */
+#define MB_NONCE_LEN 32
+#define MB_SALT_LEN 16
+#define MB_PROOF_LEN 32          /* HMAC-SHA-256 */
+#define MB_KEY_LEN 32            /* PBKDF2-HMAC-SHA-256 derived key */
+
+enum mb_sync_kind { MB_SYNC_CREATE = 1, MB_SYNC_DELETE = 2, MB_SYNC_SET_FLAGS = 3 };
+
+struct mb_sync_change {
+	uint8_t kind;           /* enum mb_sync_kind */
+	uint64_t mid;           /* DELETE, SET_FLAGS */
+	uint32_t flags;         /* SET_FLAGS: new PR_MESSAGE_FLAGS */
+	uint16_t nprops;        /* CREATE */
+	struct mb_prop *props;
+};
+
+struct mb_op {
+	uint8_t code;           /* enum mb_op_code */
+	union {
+		struct { struct mb_bytes user; uint32_t flags; } challenge;
+		/* mailbox: the mailbox to open (empty = the user's own) */
+		struct { struct mb_bytes user; struct mb_bytes mailbox; uint8_t proof[MB_PROOF_LEN]; uint32_t flags; } logon;
+		struct { uint32_t handle; } release;
+		struct { uint64_t fid; } open_folder;
+		/* GET_HIERARCHY_TABLE (children of fid) and GET_CONTENTS_TABLE */
+		struct { uint64_t fid; uint32_t handle; } get_table;
+		struct { uint32_t handle; uint16_t n; uint32_t *tags; } set_columns;
+		struct { uint32_t handle; uint32_t flags; uint32_t max_rows; } query_rows;
+		struct { uint64_t fid; uint64_t mid; uint32_t handle; } open_message;
+		/* GET_PROPS: tags of an opened or created message */
+		struct { uint32_t handle; uint16_t n; uint32_t *tags; } get_props;
+		struct { uint64_t fid; uint32_t handle; } create_message;
+		struct { uint32_t handle; uint16_t n; struct mb_prop *props; } set_props;
+		/* SAVE_CHANGES and SUBMIT */
+		struct { uint32_t handle; } save;
+		struct { uint64_t fid; uint32_t n; uint64_t *mids; } del;
+		struct { uint64_t src_fid; uint64_t dst_fid; uint32_t flags; uint32_t n; uint64_t *mids; } move_copy;
+		struct { int64_t start; int64_t end; uint32_t max_rows; } calendar;
+		struct { struct mb_bytes user; int64_t start; int64_t end; } freebusy;
+		struct { uint16_t n; struct mb_prop *props; } create_contact;
+		struct { uint32_t start; uint32_t max_rows; } list_contacts;
+		struct { uint64_t fid; uint64_t since_cn; uint32_t flags; uint32_t max; } sync_down;
+		struct { uint64_t fid; uint32_t n; struct mb_sync_change *changes; } sync_up;
+	} u;
+};
+
+struct mb_request {
+	uint32_t seq;
+	uint16_t nops;
+	struct mb_op *ops;
+};
+
+/* ---- reply operations ------------------------------------------------ */
+
+struct mb_delivery {
+	uint32_t mailbox;       /* recipient mailbox id */
+	uint64_t mid;           /* the copy in the recipient's Inbox */
+};
+
+struct mb_busy_block {
+	int64_t start;
+	int64_t end;
+	uint32_t status;        /* PR_BUSY_STATUS */
+};
+
+struct mb_sync_item {
+	uint64_t mid;
+	uint64_t cn;
+	uint8_t deleted;        /* 1: tombstone, no properties */
+	uint16_t nprops;
+	struct mb_prop *props;
+};
+
+struct mb_op_reply {
+	uint8_t code;           /* the request op's code */
+	int32_t status;         /* 0 or MB_E*; on error the body is empty */
+	union {
+		struct { uint8_t nonce[MB_NONCE_LEN]; uint8_t salt[MB_SALT_LEN]; uint32_t iterations; } challenge;
+		struct { uint32_t mailbox; uint32_t flags; uint32_t compress_min; } logon;
+		struct {
+			uint64_t fid; uint64_t parent; struct mb_bytes name;
+			uint32_t count; uint32_t unread; uint32_t subfolders; uint64_t cn;
+		} folder;
+		/* GET_*_TABLE */
+		struct { uint32_t rows; } table;
+		/* QUERY_ROWS, CALENDAR_RANGE, LIST_CONTACTS: nrows x ncols values */
+		struct { uint16_t ncols; uint32_t nrows; uint8_t more; struct mb_prop *vals; } rows;
+		/* OPEN_MESSAGE (summary), GET_PROPS */
+		struct { uint16_t n; struct mb_prop *props; } props;
+		/* SAVE_CHANGES, CREATE_CONTACT */
+		struct { uint64_t mid; uint64_t cn; } saved;
+		struct { uint64_t mid; uint32_t databases; uint32_t n; struct mb_delivery *dl; } submit;
+		/* DELETE_MESSAGES */
+		struct { uint32_t n; } count;
+		/* MOVE_COPY: the ids in the destination, in request order */
+		struct { uint32_t n; uint64_t *mids; } moved;
+		struct { uint32_t n; struct mb_busy_block *blocks; } freebusy;
+		struct { uint64_t watermark; uint8_t more; uint32_t n; struct mb_sync_item *items; } sync_down;
+		struct { uint64_t cn; uint32_t n; uint64_t *mids; } sync_up;
+	} u;
+};
+
+struct mb_reply {
+	uint32_t seq;
+	uint16_t nops;
+	struct mb_op_reply *ops;
+};
+
+/* ---- notifications ----------------------------------------------------- */
+
+enum mb_event_type { MB_EVENT_NEW_MAIL = 1 };
+
+struct mb_event {
+	uint8_t type;
+	uint64_t fid;
+	uint64_t mid;
+	uint64_t cn;
+	uint32_t size;          /* PR_MESSAGE_SIZE */
+};
+
+struct mb_notify {
+	uint16_t n;
+	struct mb_event *events;
+};
+
+/* ---- error frames -------------------------------------------------------- */
+
+struct mb_frame_error {
+	int32_t code;           /* MB_E* */
+	struct mb_bytes message;
+};
+
+/* ---- buffers and arenas ---------------------------------------------- */
+
+/* A growable byte buffer for encoding (and for collecting received bytes). */
+struct mb_buf;
+int mb_buf_create(size_t initial, struct mb_buf **out);
+void mb_buf_destroy(struct mb_buf *b);
+uint8_t *mb_buf_data(const struct mb_buf *b);
+size_t mb_buf_len(const struct mb_buf *b);
+void mb_buf_reset(struct mb_buf *b);
+/* Append bytes. */
+int mb_buf_append(struct mb_buf *b, const void *p, size_t n);
+/* Drop the first n bytes (n <= len). */
+void mb_buf_consume(struct mb_buf *b, size_t n);
+/* Make room for n more bytes; *p points at the free space; commit with
+ * mb_buf_commit(b, used). */
+int mb_buf_reserve(struct mb_buf *b, size_t n, uint8_t **p);
+void mb_buf_commit(struct mb_buf *b, size_t n);
+/* Capacity in bytes (for memory accounting); shrink back to at most cap. */
+size_t mb_buf_capacity(const struct mb_buf *b);
+void mb_buf_shrink(struct mb_buf *b, size_t cap);
+
+/* A bump allocator for decoded structs; reset between frames. */
+struct mb_arena;
+int mb_arena_create(size_t capacity, struct mb_arena **out);
+void mb_arena_destroy(struct mb_arena *a);
+void mb_arena_reset(struct mb_arena *a);
+/* 8-byte aligned, zeroed; NULL when the arena is exhausted. */
+void *mb_arena_alloc(struct mb_arena *a, size_t n);
+size_t mb_arena_used(const struct mb_arena *a);
+
+/* ---- compression settings ---------------------------------------------- */
+
+struct mb_codec_opts {
+	bool lz4;               /* compress payloads of at least min_bytes */
+	uint32_t min_bytes;
+	uint32_t max_frame;     /* payload limit; 0 means MB_PROTO_MAX_FRAME */
+};
+
+/* ---- frames ------------------------------------------------------------- */
+
+/* Is a whole frame at the front of buf?  0: yes, *hdr and *total (header +
+ * payload bytes) set.  MB_EAGAIN: not yet (*total set to the bytes needed
+ * when the header is complete, else MB_FRAME_HDR).  MB_EPROTO: bad magic,
+ * version, kind, flags or raw_len.  MB_ETOOBIG: len or raw_len above
+ * max_frame (0 = MB_PROTO_MAX_FRAME). */
+int mb_frame_check(const void *buf, size_t avail, uint32_t max_frame,
+		   struct mb_frame_hdr *hdr, size_t *total);
+/* The payload of a checked frame (frame points at the header).  When
+ * compressed it is decompressed into scratch (reset first) and must be
+ * exactly hdr->raw_len bytes; otherwise *payload points into frame. */
+int mb_frame_payload(const struct mb_frame_hdr *hdr, const void *frame,
+		     struct mb_buf *scratch, const uint8_t **payload, size_t *len);
+/* Append a frame with this payload, compressed when opts say so and it
+ * helps.  *wire_len (optional) receives the frame's bytes on the wire. */
+int mb_frame_append(struct mb_buf *out, uint8_t kind, uint32_t seq,
+		    const void *payload, size_t len,
+		    const struct mb_codec_opts *opts, size_t *wire_len);
+
+/* ---- payload codecs ---------------------------------------------------- */
+
+/* Encode the payload of a request/reply/notify/error into out (appended). */
+int mb_request_encode_payload(struct mb_buf *out, const struct mb_request *r);
+int mb_reply_encode_payload(struct mb_buf *out, const struct mb_reply *r);
+int mb_notify_encode_payload(struct mb_buf *out, const struct mb_notify *n);
+int mb_error_encode_payload(struct mb_buf *out, const struct mb_frame_error *e);
+
+/* Encode a whole frame (header + payload, compressed per opts) into out,
+ * using tmp as scratch; opts may be NULL (no compression). */
+int mb_request_encode(struct mb_buf *out, struct mb_buf *tmp, const struct mb_request *r,
+		      const struct mb_codec_opts *opts, size_t *wire_len);
+int mb_reply_encode(struct mb_buf *out, struct mb_buf *tmp, const struct mb_reply *r,
+		    const struct mb_codec_opts *opts, size_t *wire_len);
+int mb_notify_encode(struct mb_buf *out, struct mb_buf *tmp, const struct mb_notify *n,
+		     const struct mb_codec_opts *opts, size_t *wire_len);
+int mb_error_encode(struct mb_buf *out, struct mb_buf *tmp, uint32_t seq, int code,
+		    const char *message, size_t *wire_len);
+
+/* Decode payloads (see the top of this file for lifetimes).  seq is copied
+ * into the result from the frame header by the caller's choice. */
+int mb_request_decode(const uint8_t *p, size_t len, uint32_t seq, struct mb_arena *a,
+		      struct mb_request *out);
+int mb_reply_decode(const uint8_t *p, size_t len, uint32_t seq, struct mb_arena *a,
+		    struct mb_reply *out);
+int mb_notify_decode(const uint8_t *p, size_t len, struct mb_arena *a, struct mb_notify *out);
+int mb_error_decode(const uint8_t *p, size_t len, struct mb_frame_error *out);
+
+/* Properties on their own (also the store's on-disk property blob):
+ * u16 count, then count x (u32 tag, value). */
+int mb_props_encode(struct mb_buf *out, const struct mb_prop *props, uint16_t n);
+int mb_props_decode(const uint8_t *p, size_t len, struct mb_arena *a,
+		    struct mb_prop **props, uint16_t *n);
+/* Find a property by tag in an array; NULL when absent. */
+const struct mb_prop *mb_props_find(const struct mb_prop *props, uint16_t n, uint32_t tag);
+/* Bytes one property takes on the wire. */
+size_t mb_prop_wire_size(const struct mb_prop *p);
+
+/* Helpers to build values. */
+struct mb_bytes mb_str(const char *s);
+struct mb_prop mb_prop_i64(uint32_t tag, int64_t v);
+struct mb_prop mb_prop_bytes(uint32_t tag, const void *p, uint32_t len);
+struct mb_prop mb_prop_str(uint32_t tag, const char *s);
+/* true when a and b have the same bytes. */
+bool mb_bytes_eq(struct mb_bytes a, struct mb_bytes b);
+bool mb_bytes_eq_str(struct mb_bytes a, const char *s);
+
+/* ---- logon handshake (auth.c) ------------------------------------------ */
+
+#define MB_PBKDF2_ITERATIONS 2048
+
+/* key = PBKDF2-HMAC-SHA-256(password, salt, iterations, MB_KEY_LEN). */
+int mb_auth_derive(const char *password, const uint8_t salt[MB_SALT_LEN], uint32_t iterations,
+		   uint8_t key[MB_KEY_LEN]);
+/* proof = HMAC-SHA-256(key, nonce || user). */
+int mb_auth_proof(const uint8_t key[MB_KEY_LEN], const uint8_t nonce[MB_NONCE_LEN],
+		  const char *user, size_t user_len, uint8_t proof[MB_PROOF_LEN]);
+/* Constant-time check of a proof: 0, or MB_EAUTH. */
+int mb_auth_verify(const uint8_t key[MB_KEY_LEN], const uint8_t nonce[MB_NONCE_LEN],
+		   const char *user, size_t user_len, const uint8_t proof[MB_PROOF_LEN]);
+/* Cryptographically random bytes (OpenSSL). */
+int mb_auth_random(void *buf, size_t n);
+/* Hex helpers for topology files: 2*n chars + NUL. */
+void mb_hex_encode(const uint8_t *p, size_t n, char *out);
+int mb_hex_decode(const char *hex, uint8_t *out, size_t n);
+
+#endif

@@ -1,0 +1,166 @@
+/* compare.c: the comparison table model (see compare.h). */
+#include "report/compare.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "config.h"
+#include "core/error.h"
+
+void mb_compare_engine_str(const struct mb_scenario *sc, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s, %d KB pages, %d db/%d sg", PACKAGE_STRING, sc->page_kb,
+		 sc->databases, sc->storage_groups);
+}
+
+void mb_compare_mode_str(enum mb_client_mode mode, bool compression, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s, compression %s", mode == MB_MODE_CACHED ? "cached" : "online",
+		 compression ? "on" : "off");
+}
+
+static const char *smt_str(int smt)
+{
+	return smt < 0 ? "n/a" : smt ? "on" : "off";
+}
+
+int mb_compare_build(const struct mb_compare_input *in, struct mb_table **out)
+{
+	const struct mb_scenario *sc = in->sc;
+	int npub = sc->column_count;
+	int ncols = npub;
+	int c_pin = -1, c_live = -1, c_avg = -1, c_diff = -1, c_thr;
+	if (in->pinned)
+		c_pin = ncols++;
+	if (in->live)
+		c_live = ncols++;
+	if (in->avg)
+		c_avg = ncols++;
+	if (in->diff_col >= 0 && in->diff_col < npub)
+		c_diff = ncols++;
+	c_thr = ncols++;
+	struct mb_table *t;
+	int rc = mb_table_create(ncols, &t);
+	if (rc)
+		return rc;
+	char sh[MB_TABLE_CELL_MAX], lg[512], buf[MB_TABLE_CELL_MAX];
+	for (int c = 0; c < npub; c++) {
+		snprintf(sh, sizeof(sh), "(%s)", sc->columns[c].id);
+		snprintf(lg, sizeof(lg), "published: %s", sc->columns[c].heading);
+		mb_table_set_heading(t, c, sh, lg);
+		mb_table_set_priority(t, c, c == in->diff_col ? 60 : 50 - c);
+	}
+	if (c_pin >= 0) {
+		char label[128];
+		mb_summary_label(in->pinned, label, sizeof(label));
+		snprintf(lg, sizeof(lg), "pinned saved run %s (%s)", in->pinned->id, label);
+		mb_table_set_heading(t, c_pin, "pinned", lg);
+		mb_table_set_priority(t, c_pin, 65);
+	}
+	if (c_live >= 0) {
+		mb_table_set_heading(t, c_live, "live", "this run, last 10 seconds");
+		mb_table_set_priority(t, c_live, 100);
+	}
+	if (c_avg >= 0) {
+		mb_table_set_heading(t, c_avg, "run avg", "this run, average after warm-up");
+		mb_table_set_priority(t, c_avg, 90);
+	}
+	if (c_diff >= 0) {
+		snprintf(sh, sizeof(sh), "vs (%s)", sc->columns[in->diff_col].id);
+		snprintf(lg, sizeof(lg), "this run (average, else live) against published (%s), %%",
+			 sc->columns[in->diff_col].id);
+		mb_table_set_heading(t, c_diff, sh, lg);
+		mb_table_set_priority(t, c_diff, 80);
+	}
+	mb_table_set_heading(t, c_thr, "threshold", "pass/fail threshold");
+	mb_table_set_priority(t, c_thr, 70);
+
+	static const char *const hdr[] = {"server platform", "engine", "client mode", "SMT"};
+	for (int h = 0; h < 4; h++) {
+		int r;
+		if ((rc = mb_table_add_row(t, hdr[h], MB_ROW_HEADER, &r)))
+			goto fail;
+		for (int c = 0; c < npub; c++) {
+			const struct mb_published_column *pc = &sc->columns[c];
+			const char *v = h == 0   ? pc->platform
+					: h == 1 ? pc->engine
+					: h == 2 ? pc->client
+						 : smt_str(pc->smt);
+			mb_table_set_cell(t, r, c, v);
+		}
+		if (c_pin >= 0) {
+			const struct mb_run_summary *p = in->pinned;
+			mb_table_set_cell(t, r, c_pin,
+					  h == 0   ? p->platform
+					  : h == 1 ? p->engine
+					  : h == 2 ? p->client_mode
+						   : smt_str(p->smt));
+		}
+		const char *mine = h == 0   ? in->platform
+				   : h == 1 ? in->engine
+				   : h == 2 ? in->client_mode
+					    : smt_str(in->smt);
+		if (c_live >= 0)
+			mb_table_set_cell(t, r, c_live, mine ? mine : "n/a");
+		if (c_avg >= 0)
+			mb_table_set_cell(t, r, c_avg, mine ? mine : "n/a");
+	}
+	if ((rc = mb_table_add_row(t, "", MB_ROW_SEPARATOR, NULL)))
+		goto fail;
+	for (int id = 0; id < MB_PUBLISHED_COUNT; id++) {
+		int r;
+		if ((rc = mb_table_add_row(t, mb_counters[id].label, MB_ROW_NORMAL, &r)))
+			goto fail;
+		mb_table_set_tag(t, r, id);
+		for (int c = 0; c < npub; c++) {
+			const struct mb_published_column *pc = &sc->columns[c];
+			mb_format_value((enum mb_counter_id)id, pc->has[id], pc->value[id], buf,
+					sizeof(buf));
+			mb_table_set_cell(t, r, c, buf);
+		}
+		if (c_pin >= 0) {
+			mb_format_value((enum mb_counter_id)id, in->pinned->has[id],
+					in->pinned->avg[id], buf, sizeof(buf));
+			mb_table_set_cell(t, r, c_pin, buf);
+		}
+		bool lh = in->live && in->live_has[id];
+		bool ah = in->avg && in->avg_has[id];
+		if (c_live >= 0) {
+			mb_format_value((enum mb_counter_id)id, lh, lh ? in->live[id] : 0, buf,
+					sizeof(buf));
+			mb_table_set_cell(t, r, c_live, buf);
+		}
+		if (c_avg >= 0) {
+			mb_format_value((enum mb_counter_id)id, ah, ah ? in->avg[id] : 0, buf,
+					sizeof(buf));
+			mb_table_set_cell(t, r, c_avg, buf);
+		}
+		if (c_diff >= 0) {
+			const struct mb_published_column *pc = &sc->columns[in->diff_col];
+			double mine = ah ? in->avg[id] : lh ? in->live[id] : NAN;
+			if (!pc->has[id] || isnan(mine))
+				snprintf(buf, sizeof(buf), "n/a");
+			else if (pc->value[id] != 0)
+				snprintf(buf, sizeof(buf), "%+.0f%%",
+					 (mine - pc->value[id]) / fabs(pc->value[id]) * 100.0);
+			else
+				snprintf(buf, sizeof(buf), "%+.*f", mb_counters[id].decimals,
+					 mine - pc->value[id]);
+			mb_table_set_cell(t, r, c_diff, buf);
+		}
+		mb_threshold_text(&in->th->counter[id], (enum mb_counter_id)id, buf, sizeof(buf));
+		mb_table_set_cell(t, r, c_thr, buf);
+		enum mb_verdict v;
+		if (in->live)
+			v = mb_threshold_eval(&in->th->counter[id], lh, lh ? in->live[id] : 0);
+		else
+			v = mb_threshold_eval(&in->th->counter[id], ah, ah ? in->avg[id] : 0);
+		mb_table_set_verdict(t, r, v);
+	}
+	*out = t;
+	return 0;
+fail:
+	mb_table_destroy(t);
+	return rc;
+}

@@ -1,0 +1,40 @@
+/* compare.h: the comparison table of a scenario (overview screen and the
+ * table `mailbench run` prints), built once from measured figures.
+ *
+ * Rows: the header rows (server platform, engine, client mode, SMT), then
+ * the published counter rows in the counters-table order.  Columns: the
+ * scenario's published columns, a pinned saved run (optional), this run's
+ * live value (10 s window, optional), run average (after warm-up), the
+ * difference to a chosen published column, and the threshold.  Rows carry
+ * the verdict of their threshold against live (or, without live, the
+ * average).  Invariant: every run figure comes from the input arrays; an
+ * unmeasured one reads "n/a".
+ */
+#ifndef MB_REPORT_COMPARE_H
+#define MB_REPORT_COMPARE_H
+
+#include "report/report.h"
+#include "report/table.h"
+#include "report/thresholds.h"
+
+struct mb_compare_input {
+	const struct mb_scenario *sc;
+	const struct mb_thresholds *th;
+	int diff_col;                        /* published column index, -1: none */
+	const double *live;                  /* NULL: no live column */
+	const bool *live_has;
+	const double *avg;                   /* NULL: no run-average column */
+	const bool *avg_has;
+	const struct mb_run_summary *pinned; /* NULL: none */
+	const char *platform, *engine, *client_mode;
+	int smt;                             /* 1, 0, -1 unknown */
+};
+
+/* Build the table (rows tagged with their counter id, -1 for header rows). */
+int mb_compare_build(const struct mb_compare_input *in, struct mb_table **out);
+
+/* Engine and client-mode header strings of this run. */
+void mb_compare_engine_str(const struct mb_scenario *sc, char *buf, size_t len);
+void mb_compare_mode_str(enum mb_client_mode mode, bool compression, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,235 @@
+/* thresholds.c: thresholds from the scenario and DATA/thresholds.cfg,
+ * evaluation and saving (see thresholds.h).  Invariant: a load never
+ * half-applies a file: it parses into a copy and commits on success. */
+#include "report/thresholds.h"
+
+#include <libconfig.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/error.h"
+
+void mb_thresholds_init(struct mb_thresholds *t, const struct mb_scenario *sc,
+			const struct mb_storage_cfg *st)
+{
+	memset(t, 0, sizeof(*t));
+	if (sc)
+		memcpy(t->counter, sc->thresholds, sizeof(t->counter));
+	t->storage_read_ms_max = st ? st->db_read_avg_ms_max : 20.0;
+	t->storage_log_ms_max = st ? st->log_write_avg_ms_max : 10.0;
+}
+
+static const char *const cmp_names[] = {"", "<", "<=", ">", ">="};
+
+const char *mb_cmp_str(enum mb_cmp c)
+{
+	return (unsigned)c < 5 ? cmp_names[c] : "";
+}
+
+int mb_cmp_parse(const char *s, enum mb_cmp *out)
+{
+	if (!strcmp(s, "none") || !*s) {
+		*out = MB_CMP_NONE;
+		return 0;
+	}
+	for (int i = 1; i < 5; i++) {
+		if (!strcmp(s, cmp_names[i])) {
+			*out = (enum mb_cmp)i;
+			return 0;
+		}
+	}
+	return MB_EINVAL;
+}
+
+enum mb_verdict mb_threshold_eval(const struct mb_threshold *th, bool has, double v)
+{
+	if (!has || th->cmp == MB_CMP_NONE)
+		return MB_VERDICT_NONE;
+	bool ok = false;
+	switch (th->cmp) {
+	case MB_CMP_LT:
+		ok = v < th->value;
+		break;
+	case MB_CMP_LE:
+		ok = v <= th->value;
+		break;
+	case MB_CMP_GT:
+		ok = v > th->value;
+		break;
+	case MB_CMP_GE:
+		ok = v >= th->value;
+		break;
+	case MB_CMP_NONE:
+		break;
+	}
+	return ok ? MB_VERDICT_PASS : MB_VERDICT_FAIL;
+}
+
+const char *mb_verdict_str(enum mb_verdict v)
+{
+	return v == MB_VERDICT_PASS ? "pass" : v == MB_VERDICT_FAIL ? "fail" : "n/a";
+}
+
+void mb_threshold_text(const struct mb_threshold *th, enum mb_counter_id id, char *buf,
+			 size_t len)
+{
+	if (th->cmp == MB_CMP_NONE) {
+		snprintf(buf, len, "%s", "");
+		return;
+	}
+	snprintf(buf, len, "%s %.*f", mb_cmp_str(th->cmp), mb_counters[id].decimals, th->value);
+}
+
+enum mb_verdict mb_storage_verdict(const struct mb_thresholds *t, bool has_read, double read_ms,
+				   bool has_log, double log_ms)
+{
+	if (!has_read && !has_log)
+		return MB_VERDICT_NONE;
+	if ((has_read && read_ms >= t->storage_read_ms_max) ||
+	    (has_log && log_ms >= t->storage_log_ms_max))
+		return MB_VERDICT_FAIL;
+	if (!has_read || !has_log)
+		return MB_VERDICT_NONE;
+	return MB_VERDICT_PASS;
+}
+
+static void copy_str(char *dst, size_t len, const char *src)
+{
+	size_t n = strlen(src);
+	if (n >= len)
+		n = len - 1;
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
+static void set_err(struct mb_cfg_error *err, const char *file, int line, const char *field,
+		    const char *msg)
+{
+	if (!err)
+		return;
+	copy_str(err->file, sizeof(err->file), file);
+	err->line = line;
+	copy_str(err->field, sizeof(err->field), field);
+	copy_str(err->message, sizeof(err->message), msg);
+}
+
+static int get_number(const config_setting_t *s, double *out)
+{
+	int type = config_setting_type(s);
+	if (type == CONFIG_TYPE_FLOAT)
+		*out = config_setting_get_float(s);
+	else if (type == CONFIG_TYPE_INT)
+		*out = config_setting_get_int(s);
+	else if (type == CONFIG_TYPE_INT64)
+		*out = (double)config_setting_get_int64(s);
+	else
+		return MB_EINVAL;
+	return 0;
+}
+
+int mb_thresholds_load(struct mb_thresholds *t, const char *path, struct mb_cfg_error *err)
+{
+	if (access(path, F_OK) != 0)
+		return MB_ENOTFOUND;
+	config_t cfg;
+	config_init(&cfg);
+	if (config_read_file(&cfg, path) != CONFIG_TRUE) {
+		set_err(err, path, config_error_line(&cfg), "",
+			config_error_text(&cfg) ? config_error_text(&cfg) : "cannot read");
+		config_destroy(&cfg);
+		return MB_ECONFIG;
+	}
+	struct mb_thresholds n = *t;
+	int rc = 0;
+	char field[160];
+	config_setting_t *cs = config_lookup(&cfg, "counters");
+	if (cs && !config_setting_is_group(cs)) {
+		set_err(err, path, config_setting_source_line(cs), "counters", "must be a group");
+		rc = MB_ECONFIG;
+		goto out;
+	}
+	for (int i = 0; cs && i < config_setting_length(cs); i++) {
+		config_setting_t *e = config_setting_get_elem(cs, (unsigned)i);
+		const char *key = config_setting_name(e);
+		enum mb_counter_id id;
+		snprintf(field, sizeof(field), "counters.%s", key ? key : "?");
+		if (!key || mb_counter_find(key, &id)) {
+			set_err(err, path, config_setting_source_line(e), field, "unknown counter");
+			rc = MB_ECONFIG;
+			goto out;
+		}
+		const char *cmp = NULL;
+		enum mb_cmp c;
+		if (!config_setting_is_group(e) || !config_setting_lookup_string(e, "cmp", &cmp) ||
+		    mb_cmp_parse(cmp, &c)) {
+			set_err(err, path, config_setting_source_line(e), field,
+				"needs cmp = \"<\", \"<=\", \">\", \">=\" or \"none\"");
+			rc = MB_ECONFIG;
+			goto out;
+		}
+		double v = 0;
+		config_setting_t *vs = config_setting_get_member(e, "value");
+		if (c != MB_CMP_NONE && (!vs || get_number(vs, &v))) {
+			set_err(err, path, config_setting_source_line(e), field, "needs a numeric value");
+			rc = MB_ECONFIG;
+			goto out;
+		}
+		n.counter[id].cmp = c;
+		n.counter[id].value = v;
+	}
+	config_setting_t *ss = config_lookup(&cfg, "storage");
+	if (ss) {
+		static const char *const keys[] = {"db_read_avg_ms_max", "log_write_avg_ms_max"};
+		double *dst[] = {&n.storage_read_ms_max, &n.storage_log_ms_max};
+		for (int k = 0; k < 2; k++) {
+			config_setting_t *v = config_setting_get_member(ss, keys[k]);
+			if (!v)
+				continue;
+			snprintf(field, sizeof(field), "storage.%s", keys[k]);
+			if (get_number(v, dst[k]) || *dst[k] <= 0) {
+				set_err(err, path, config_setting_source_line(v), field,
+					"must be a positive number");
+				rc = MB_ECONFIG;
+				goto out;
+			}
+		}
+	}
+	*t = n;
+out:
+	config_destroy(&cfg);
+	return rc;
+}
+
+int mb_thresholds_save(const struct mb_thresholds *t, const char *path)
+{
+	char tmp[MB_PATH_MAX + 16];
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	FILE *f = fopen(tmp, "w");
+	if (!f)
+		return MB_EIO;
+	fprintf(f, "# thresholds.cfg: pass/fail thresholds edited in the mailbench console.\n"
+		   "# counters: cmp is <, <=, >, >= or none; storage: limits in ms.\n"
+		   "counters = {\n");
+	for (int i = 0; i < MB_COUNTER_COUNT; i++) {
+		const struct mb_threshold *th = &t->counter[i];
+		if (th->cmp == MB_CMP_NONE)
+			fprintf(f, "  %s = { cmp = \"none\"; };\n", mb_counters[i].key);
+		else
+			fprintf(f, "  %s = { cmp = \"%s\"; value = %.17g; };\n", mb_counters[i].key,
+				mb_cmp_str(th->cmp), th->value);
+	}
+	fprintf(f, "};\nstorage = {\n  db_read_avg_ms_max = %.17g;\n  log_write_avg_ms_max = %.17g;\n};\n",
+		t->storage_read_ms_max, t->storage_log_ms_max);
+	int bad = ferror(f);
+	if (fflush(f) || fsync(fileno(f)))
+		bad = 1;
+	if (fclose(f))
+		bad = 1;
+	if (bad || rename(tmp, path)) {
+		unlink(tmp);
+		return MB_EIO;
+	}
+	return 0;
+}

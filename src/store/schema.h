@@ -1,0 +1,161 @@
+/* schema.h: the mailbox store's tables over the storage engine's B+trees.
+ *
+ * One mb_schema per open database (db/db.h), used by that database's owner
+ * thread only (like the database itself).  Trees, all keys big-endian:
+ *   "mailboxes" mailbox(u32)                         -> mailbox record
+ *   "folders"   mailbox(u32) folder(u32)             -> folder record + name
+ *   "messages"  mailbox(u32) mid(u64)                -> message record + props
+ *   "bodies"    mailbox(u32) mid(u64)                -> body bytes (long value)
+ *   "by_time"   mailbox(u32) folder(u32) ~time(u64) mid(u64) -> ""  (newest first)
+ *   "by_cn"     mailbox(u32) folder(u32) cn(u64)     -> mid(u64) deleted(u8)
+ *   "calendar"  mailbox(u32) start(u64, biased) mid(u64) -> end(i64) busy(u32)
+ * Folder numbers are the local part of a wire folder id (proto.h).
+ *
+ * Invariants: every write function must run inside a transaction of the
+ * database (mb_db_begin .. commit) and keeps all trees consistent with each
+ * other: a message row, its body, its by_time entry and exactly one by_cn
+ * entry (its last change) exist together; a deleted or moved-out message
+ * leaves a tombstone in its old folder's by_cn; folder counts match the
+ * messages.  Message ids and change numbers come from the mailbox record
+ * and only grow.  Functions return 0 or MB_E*; MB_ENOTFOUND for a missing
+ * mailbox, folder or message.
+ */
+#ifndef MB_STORE_SCHEMA_H
+#define MB_STORE_SCHEMA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "db/db.h"
+#include "proto/proto.h"
+
+struct mb_schema;
+
+/* Open the trees of db (creating them when create; that needs a
+ * transaction, which this function opens and commits itself). */
+int mb_schema_open(struct mb_db *db, bool create, struct mb_schema **out);
+void mb_schema_close(struct mb_schema *s);
+struct mb_db *mb_schema_db(struct mb_schema *s);
+
+/* ---- mailboxes and folders ---- */
+
+struct mb_mailbox_rec {
+	uint64_t next_mid;
+	uint64_t next_cn;        /* the next change number to hand out */
+	uint32_t next_folder;
+	uint32_t nfolders;
+};
+
+/* Create a mailbox with its well-known folders (root, Inbox, Deleted Items,
+ * Sent Items, Calendar, Contacts).  MB_EEXIST when present. */
+int mb_schema_mailbox_create(struct mb_schema *s, uint32_t mailbox, const char *owner);
+int mb_schema_mailbox_get(struct mb_schema *s, uint32_t mailbox, struct mb_mailbox_rec *out);
+bool mb_schema_mailbox_exists(struct mb_schema *s, uint32_t mailbox);
+
+struct mb_folder_rec {
+	uint32_t folder;         /* local number */
+	uint32_t parent;         /* 0 for the root */
+	uint32_t count;
+	uint32_t unread;
+	uint32_t subfolders;
+	uint64_t cn;             /* highest change number in the folder */
+	char name[MB_PROTO_MAX_NAME + 1];
+};
+
+int mb_schema_folder_create(struct mb_schema *s, uint32_t mailbox, uint32_t parent,
+			    const char *name, uint32_t *folder);
+int mb_schema_folder_get(struct mb_schema *s, uint32_t mailbox, uint32_t folder,
+			 struct mb_folder_rec *out);
+/* Child folders of parent, in folder-number order, starting after
+ * after_folder (0 = from the first); cb returns non-zero to stop. */
+int mb_schema_folder_children(struct mb_schema *s, uint32_t mailbox, uint32_t parent,
+			      uint32_t after_folder,
+			      int (*cb)(void *arg, const struct mb_folder_rec *f), void *arg);
+
+/* ---- messages ---- */
+
+/* What a message is made of when written.  props: everything but the
+ * fixed fields below and the body (any MB_PR_* the client set). */
+struct mb_msg_in {
+	int64_t time;            /* PR_DELIVERY_TIME, ms */
+	uint32_t flags;          /* PR_MESSAGE_FLAGS */
+	int64_t start, end;      /* appointments (0 otherwise) */
+	uint32_t busy;
+	bool appointment;        /* index in "calendar" */
+	const struct mb_prop *props;
+	uint16_t nprops;
+	const void *body;
+	uint32_t body_len;
+};
+
+/* A stored message's fixed part; props point into the caller's value
+ * buffer (valid until it is reused). */
+struct mb_msg_rec {
+	uint64_t mid;
+	uint32_t folder;
+	uint32_t flags;
+	int64_t time;
+	uint64_t cn;
+	uint32_t size;           /* PR_MESSAGE_SIZE */
+	uint32_t body_len;
+	int64_t start, end;
+	uint32_t busy;
+	bool appointment;
+	const uint8_t *props;    /* mb_props_encode()d */
+	size_t props_len;
+};
+
+/* Add a new message to a folder; *mid and *cn (optional) receive its id
+ * and change number.  Uses tmp as scratch. */
+int mb_schema_msg_add(struct mb_schema *s, uint32_t mailbox, uint32_t folder,
+		      const struct mb_msg_in *in, struct mb_buf *tmp, uint64_t *mid, uint64_t *cn);
+/* Replace a message's contents in place (same id, new change number). */
+int mb_schema_msg_update(struct mb_schema *s, uint32_t mailbox, uint64_t mid,
+			 const struct mb_msg_in *in, struct mb_buf *tmp, uint64_t *cn);
+/* Read a message row into val and parse it into rec. */
+int mb_schema_msg_get(struct mb_schema *s, uint32_t mailbox, uint64_t mid, struct mb_val *val,
+		      struct mb_msg_rec *rec);
+int mb_schema_msg_body(struct mb_schema *s, uint32_t mailbox, uint64_t mid, struct mb_val *out);
+/* Does message mid exist in mailbox (the ack-log check's question)? */
+int mb_schema_msg_exists(struct mb_schema *s, uint32_t mailbox, uint64_t mid, bool *exists);
+/* Change the flags (read/unread) of a message. */
+int mb_schema_msg_set_flags(struct mb_schema *s, uint32_t mailbox, uint64_t mid, uint32_t flags,
+			    uint64_t *cn);
+/* Hard delete. */
+int mb_schema_msg_delete(struct mb_schema *s, uint32_t mailbox, uint64_t mid);
+/* Move (same id) or copy (new id) to another folder of the mailbox. */
+int mb_schema_msg_move(struct mb_schema *s, uint32_t mailbox, uint64_t mid, uint32_t dst,
+		       bool copy, struct mb_buf *tmp, uint64_t *new_mid);
+
+/* Newest-first scan of a folder's messages.  pos holds the resume point
+ * (zeroed = from the newest); cb gets each message id; returns non-zero to
+ * stop (the message it stopped on is consumed).  *more set when messages
+ * remain after the last one passed to cb. */
+struct mb_scan_pos {
+	bool started;
+	uint64_t inv_time;
+	uint64_t mid;
+};
+int mb_schema_folder_scan(struct mb_schema *s, uint32_t mailbox, uint32_t folder,
+			  struct mb_scan_pos *pos, uint32_t max,
+			  int (*cb)(void *arg, uint64_t mid), void *arg, bool *more);
+
+/* Changes of a folder with cn > since, in cn order, at most max. */
+int mb_schema_folder_changes(struct mb_schema *s, uint32_t mailbox, uint32_t folder,
+			     uint64_t since, uint32_t max,
+			     int (*cb)(void *arg, uint64_t cn, uint64_t mid, bool deleted),
+			     void *arg, bool *more);
+
+/* Appointments overlapping [start, end), by start. */
+int mb_schema_calendar_range(struct mb_schema *s, uint32_t mailbox, int64_t start, int64_t end,
+			     uint32_t max,
+			     int (*cb)(void *arg, uint64_t mid, int64_t start, int64_t end,
+				       uint32_t busy),
+			     void *arg);
+
+/* Appointments longer than this are not found by range queries that start
+ * after their start by more than this (the calendar index is by start). */
+#define MB_SCHEMA_MAX_APPT_MS (14LL * 24 * 3600 * 1000)
+
+#endif

@@ -1,0 +1,999 @@
+/* cmd_storage_test.c: `mailbench storage-test`, a Jetstress-style test of the
+ * storage engine: thread sweep or auto-tune, pass/fail on latency, plus the
+ * database checksum and soft-recovery test types.
+ *
+ * Defaults come from scenarios/storage.cfg; the command line overrides
+ * them.  Output: a live line on stderr (terminal only), the table on
+ * stdout, --json with every figure, --stats-fd one stats line per second.
+ * Exit: 0 pass, 1 a threshold failed or an I/O error / checksum mismatch
+ * was found (reported with file and offset), 2 bad usage, 3 runtime error.
+ * Invariant: every figure printed was measured in this run; what was not
+ * measured prints as n/a (null in JSON).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <jansson.h>
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "core/counters.h"
+#include "core/error.h"
+#include "core/hist.h"
+#include "core/sampler.h"
+#include "core/scenario.h"
+#include "core/stats.h"
+#include "stress/acct.h"
+#include "stress/iomode.h"
+#include "stress/runner.h"
+#include "stress/txnmode.h"
+#include "stress/workload.h"
+
+#define MAX_RUNS 64
+#define TXN_MIN_DBS 16 /* transactions mode: one database per thread up to this */
+
+enum { T_PERF, T_SOFTREC, T_CHECKSUM };
+
+struct opts {
+	const char *scenario;
+	const char *data;
+	const char *log_dir;
+	double size_gb;
+	bool size_set;
+	bool autotune;
+	int nthreads;
+	int threads[MAX_RUNS];
+	double duration, warmup;
+	bool duration_set, warmup_set;
+	bool io_mode, mode_set;
+	int type;
+	bool type_set;
+	double read_max, log_max;
+	bool read_max_set, log_max_set;
+	const char *json;
+	int stats_fd;
+	unsigned segments;
+};
+
+struct run {
+	struct mb_stress_figures f;
+	bool pass;
+	char why[256];
+	bool in_window;
+	double rw, dl;
+	char note[256];
+	double cache_mb, hit_pct; /* transactions mode; hit_pct < 0: n/a */
+};
+
+struct ctx {
+	struct opts o;
+	struct mb_storage_cfg cfg;
+	struct mb_stats_writer *stats;
+	bool tty;
+	bool io_mode;
+	unsigned page_size;
+	unsigned databases;
+	uint64_t db_bytes;
+	struct mb_stress_limits lim;
+	struct run runs[MAX_RUNS];
+	int nruns;
+	int best;        /* auto: index of the chosen run, -1 none */
+	bool reused;
+	char err_msg[512];
+	char err_file[1024];
+	uint64_t err_off;
+	bool have_err;
+	struct mb_txnmode *txn;
+	double phase_t0;
+};
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	mb_stress_interrupt();
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: mailbench storage-test [OPTIONS]\n\n"
+		"A Jetstress-style stress of the storage engine: database reads and writes\n"
+		"and log writes at a chosen or auto-tuned thread count, with pass/fail on\n"
+		"the database read and log write average latencies.\n\n"
+		"  --data DIR            data directory (default mailbench-data); test files\n"
+		"                        live in DIR/stress/\n"
+		"  --log-dir DIR         put the log in DIR/stress/ (another device)\n"
+		"  --size GB             total size of the test databases (default: scenario)\n"
+		"  --threads LIST|auto   thread counts to sweep, e.g. 4,8,12; auto raises the\n"
+		"                        count until a threshold fails or IOPS stop growing\n"
+		"  --duration S          measured seconds per thread count (0: until stopped)\n"
+		"  --warmup S            transient seconds before each measurement\n"
+		"  --mode transactions|io  engine transactions (default) or raw page I/O\n"
+		"                        through the engine's I/O layer\n"
+		"  --type performance|soft-recovery|checksum\n"
+		"  --read-ms-max X       pass limit of the database read average (ms)\n"
+		"  --log-ms-max X        pass limit of the log write average (ms)\n"
+		"  --segments N          soft-recovery: log segments to replay (default 32)\n"
+		"  --json FILE           write every figure and the parameters as JSON\n"
+		"  --stats-fd N          one stats-stream line per second on fd N\n"
+		"  -s, --scenario NAME   storage settings file (default: storage)\n"
+		"  -h, --help            this help\n\n"
+		"exit codes: 0 pass, 1 thresholds failed or I/O error/checksum mismatch,\n"
+		"2 usage or input error, 3 runtime failure\n");
+}
+
+static int bad(const char *flag, const char *val, const char *why)
+{
+	fprintf(stderr, "mailbench storage-test: %s '%s': %s\n", flag, val ? val : "", why);
+	return MB_EXIT_USAGE;
+}
+
+static bool parse_double(const char *s, double *out)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (errno || end == s || *end || !isfinite(v))
+		return false;
+	*out = v;
+	return true;
+}
+
+static bool parse_int(const char *s, long lo, long hi, long *out)
+{
+	char *end;
+	errno = 0;
+	long v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < lo || v > hi)
+		return false;
+	*out = v;
+	return true;
+}
+
+static int parse_threads(struct opts *o, const char *arg)
+{
+	if (!strcmp(arg, "auto")) {
+		o->autotune = true;
+		o->nthreads = 0;
+		return 0;
+	}
+	o->autotune = false;
+	o->nthreads = 0;
+	char buf[512];
+	if (strlen(arg) >= sizeof(buf) || !arg[0])
+		return bad("--threads", arg, "expected a list like 4,8,12 or auto");
+	strcpy(buf, arg);
+	char *save = NULL;
+	for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		long v;
+		if (!parse_int(tok, 1, MB_TUNE_MAX_THREADS, &v))
+			return bad("--threads", arg, "each count must be an integer from 1 to 64");
+		if (o->nthreads >= MAX_RUNS)
+			return bad("--threads", arg, "too many counts");
+		o->threads[o->nthreads++] = (int)v;
+	}
+	if (!o->nthreads || arg[strlen(arg) - 1] == ',' || arg[0] == ',' || strstr(arg, ",,"))
+		return bad("--threads", arg, "expected a list like 4,8,12 or auto");
+	return 0;
+}
+
+static int parse_args(int argc, char **argv, struct opts *o)
+{
+	static const struct option lo[] = {
+		{"data", required_argument, NULL, 'd'},
+		{"log-dir", required_argument, NULL, 'L'},
+		{"size", required_argument, NULL, 'S'},
+		{"threads", required_argument, NULL, 't'},
+		{"duration", required_argument, NULL, 'D'},
+		{"warmup", required_argument, NULL, 'W'},
+		{"mode", required_argument, NULL, 'm'},
+		{"type", required_argument, NULL, 'T'},
+		{"read-ms-max", required_argument, NULL, 'R'},
+		{"log-ms-max", required_argument, NULL, 'G'},
+		{"segments", required_argument, NULL, 'g'},
+		{"json", required_argument, NULL, 'j'},
+		{"stats-fd", required_argument, NULL, 'f'},
+		{"scenario", required_argument, NULL, 's'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	memset(o, 0, sizeof(*o));
+	o->scenario = "storage";
+	o->data = "mailbench-data";
+	o->stats_fd = -1;
+	o->segments = 32;
+	opterr = 0;
+	optind = 1;
+	int c;
+	double v;
+	long l;
+	while ((c = getopt_long(argc, argv, ":s:h", lo, NULL)) != -1) {
+		switch (c) {
+		case 'd':
+			if (!optarg[0])
+				return bad("--data", optarg, "empty path");
+			o->data = optarg;
+			break;
+		case 'L':
+			if (!optarg[0])
+				return bad("--log-dir", optarg, "empty path");
+			o->log_dir = optarg;
+			break;
+		case 'S':
+			if (!parse_double(optarg, &v) || v <= 0 || v > 4096)
+				return bad("--size", optarg, "expected a size in GB above 0");
+			o->size_gb = v;
+			o->size_set = true;
+			break;
+		case 't': {
+			int rc = parse_threads(o, optarg);
+			if (rc)
+				return rc;
+			break;
+		}
+		case 'D':
+			if (!parse_double(optarg, &v) || v < 0 || v > 7 * 86400)
+				return bad("--duration", optarg, "expected seconds (0: until stopped)");
+			o->duration = v;
+			o->duration_set = true;
+			break;
+		case 'W':
+			if (!parse_double(optarg, &v) || v < 0 || v > 86400)
+				return bad("--warmup", optarg, "expected seconds >= 0");
+			o->warmup = v;
+			o->warmup_set = true;
+			break;
+		case 'm':
+			if (!strcmp(optarg, "transactions"))
+				o->io_mode = false;
+			else if (!strcmp(optarg, "io"))
+				o->io_mode = true;
+			else
+				return bad("--mode", optarg, "expected transactions or io");
+			o->mode_set = true;
+			break;
+		case 'T':
+			if (!strcmp(optarg, "performance"))
+				o->type = T_PERF;
+			else if (!strcmp(optarg, "soft-recovery"))
+				o->type = T_SOFTREC;
+			else if (!strcmp(optarg, "checksum"))
+				o->type = T_CHECKSUM;
+			else
+				return bad("--type", optarg,
+					   "expected performance, soft-recovery or checksum");
+			o->type_set = true;
+			break;
+		case 'R':
+			if (!parse_double(optarg, &v) || v <= 0)
+				return bad("--read-ms-max", optarg, "expected milliseconds above 0");
+			o->read_max = v;
+			o->read_max_set = true;
+			break;
+		case 'G':
+			if (!parse_double(optarg, &v) || v <= 0)
+				return bad("--log-ms-max", optarg, "expected milliseconds above 0");
+			o->log_max = v;
+			o->log_max_set = true;
+			break;
+		case 'g':
+			if (!parse_int(optarg, 1, 100000, &l))
+				return bad("--segments", optarg, "expected a count from 1 to 100000");
+			o->segments = (unsigned)l;
+			break;
+		case 'j':
+			if (!optarg[0])
+				return bad("--json", optarg, "empty path");
+			o->json = optarg;
+			break;
+		case 'f':
+			if (!parse_int(optarg, 0, INT_MAX, &l))
+				return bad("--stats-fd", optarg, "expected a file descriptor number");
+			o->stats_fd = (int)l;
+			break;
+		case 's':
+			o->scenario = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return -1;
+		case ':':
+			fprintf(stderr, "mailbench storage-test: %s needs a value\n", argv[optind - 1]);
+			return MB_EXIT_USAGE;
+		default:
+			fprintf(stderr, "mailbench storage-test: unknown option '%s'\n",
+				argv[optind - 1]);
+			usage(stderr);
+			return MB_EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "mailbench storage-test: unexpected argument '%s'\n", argv[optind]);
+		return MB_EXIT_USAGE;
+	}
+	return 0;
+}
+
+static bool fcntl_check(int fd)
+{
+	return fcntl(fd, F_GETFD) == -1;
+}
+
+/* ---- live output and the stats stream ---- */
+
+static const char *na(char *buf, size_t len, const struct mb_lat *l, double v)
+{
+	if (!l->count)
+		snprintf(buf, len, "n/a");
+	else
+		snprintf(buf, len, "%.2f", v);
+	return buf;
+}
+
+static json_t *lat_json(const struct mb_lat *l)
+{
+	if (!l->count)
+		return json_pack("{s:n,s:n,s:n,s:n,s:I}", "avg", "p95", "p99", "max", "count",
+				 (json_int_t)0);
+	return json_pack("{s:f,s:f,s:f,s:f,s:I}", "avg", l->avg, "p95", l->p95, "p99", l->p99,
+			 "max", l->max, "count", (json_int_t)l->count);
+}
+
+static void tick(void *arg, const struct mb_stress_tick *tk)
+{
+	struct ctx *c = arg;
+	const struct mb_stress_figures *f = tk->sec;
+	if (c->tty) {
+		char a[16], b[16];
+		fprintf(stderr,
+			"\r\033[K%2d threads %-8s %5.0fs  IOPS %7.0f (rd %6.0f wr %6.0f log %6.0f)  "
+			"read %s ms  log %s ms",
+			tk->threads, tk->warm ? "measure" : "warm-up", tk->t, f->iops, f->db_read_iops,
+			f->db_write_iops, f->log_write_iops,
+			na(a, sizeof(a), &f->db_read, f->db_read.avg),
+			na(b, sizeof(b), &f->log_write, f->log_write.avg));
+		fflush(stderr);
+	}
+	if (!c->stats)
+		return;
+	double value[MB_COUNTER_COUNT] = {0};
+	bool has[MB_COUNTER_COUNT] = {0};
+	value[MB_C_STRESS_IOPS] = f->iops;
+	has[MB_C_STRESS_IOPS] = true;
+	if (f->db_read.count) {
+		value[MB_C_STRESS_READ_MS] = f->db_read.avg;
+		has[MB_C_STRESS_READ_MS] = true;
+	}
+	if (f->log_write.count) {
+		value[MB_C_STRESS_LOG_MS] = f->log_write.avg;
+		has[MB_C_STRESS_LOG_MS] = true;
+	}
+	json_t *h = json_object();
+	const enum mb_xfer kinds[2] = {MB_XFER_DB_READ, MB_XFER_LOG_WRITE};
+	const char *names[2] = {"db_read", "log_write"};
+	for (int i = 0; i < 2; i++) {
+		char *enc = NULL;
+		if (mb_stress_window_count(tk->secwin, kinds[i]) &&
+		    !mb_hist_encode(mb_stress_window_hist(tk->secwin, kinds[i]), &enc)) {
+			json_object_set_new(h, names[i], json_string(enc));
+			free(enc);
+		}
+	}
+	json_t *x = json_pack("{s:i,s:s,s:s,s:f,s:f,s:f,s:f,s:f,s:o,s:o,s:o,s:I}", "threads",
+			      tk->threads, "mode", c->io_mode ? "io" : "transactions", "phase",
+			      tk->warm ? "measure" : "warmup", "t", tk->t, "db_read_iops",
+			      f->db_read_iops, "db_write_iops", f->db_write_iops, "log_write_iops",
+			      f->log_write_iops, "bytes_per_s",
+			      f->db_read_bytes_s + f->db_write_bytes_s + f->log_write_bytes_s,
+			      "db_read_latency_ms", lat_json(&f->db_read), "db_write_latency_ms",
+			      lat_json(&f->db_write), "log_write_latency_ms", lat_json(&f->log_write),
+			      "errors", (json_int_t)f->errors);
+	if (mb_stats_write(c->stats, f->seconds, value, has, h, x) == MB_ECLOSED) {
+		/* the console went away: stop cleanly */
+		mb_stress_interrupt();
+	}
+	json_decref(h);
+	json_decref(x);
+}
+
+static void live_done(struct ctx *c)
+{
+	if (c->tty) {
+		fprintf(stderr, "\r\033[K");
+		fflush(stderr);
+	}
+}
+
+/* ---- one measurement ---- */
+
+static int measure(struct ctx *c, const struct mb_stress_worker *w, struct mb_stress_acct *acct,
+		   int threads, struct run *r)
+{
+	struct mb_stress_window *win;
+	int rc = mb_stress_window_create(&win);
+	if (rc)
+		return rc;
+	double secs = 0;
+	double dur = c->o.duration;
+	rc = mb_stress_run_phase(w, acct, threads, c->o.warmup, dur, tick, c, win, &secs);
+	live_done(c);
+	memset(r, 0, sizeof(*r));
+	mb_stress_window_figures(win, secs, threads, &r->f);
+	mb_stress_window_destroy(win);
+	uint64_t errs = mb_stress_acct_errors(acct);
+	if (errs > r->f.errors)
+		r->f.errors = errs;
+	r->pass = mb_stress_verdict(&r->f, &c->lim, r->why, sizeof(r->why));
+	r->in_window = mb_stress_window_check(&r->f, &r->rw, &r->dl, r->note, sizeof(r->note));
+	r->hit_pct = -1;
+	if (c->txn)
+		mb_txnmode_cache_info(c->txn, &r->cache_mb, &r->hit_pct);
+	if (errs && !c->have_err)
+		c->have_err = mb_stress_acct_first_error(acct, c->err_msg, sizeof(c->err_msg),
+							 c->err_file, sizeof(c->err_file),
+							 &c->err_off);
+	return rc;
+}
+
+/* ---- output ---- */
+
+static void fmt_lat(char *buf, size_t len, const struct mb_lat *l)
+{
+	if (!l->count)
+		snprintf(buf, len, "%7s %7s %7s %8s", "n/a", "n/a", "n/a", "n/a");
+	else
+		snprintf(buf, len, "%7.2f %7.2f %7.2f %8.2f", l->avg, l->p95, l->p99, l->max);
+}
+
+static const struct mb_storage_ref *ref_for(const struct mb_storage_cfg *cfg, int threads)
+{
+	for (int i = 0; i < cfg->ref_count; i++)
+		if (cfg->ref[i].threads == threads)
+			return &cfg->ref[i];
+	return NULL;
+}
+
+static void print_table(struct ctx *c)
+{
+	printf("\nstorage test: %s mode, %u KiB pages, %.2f GiB in %u database%s",
+	       c->io_mode ? "I/O" : "transactions", c->page_size / 1024,
+	       (double)c->db_bytes * c->databases / 1073741824.0, c->databases,
+	       c->databases == 1 ? "" : "s");
+	if (!c->io_mode)
+		printf(", database cache %d MiB", c->cfg.db_cache_mb);
+	printf(" (%s)\n", c->reused ? "reused" : "created");
+	printf("%.0f s warm-up then %.0f s measured per thread count; pass: database read avg < %g ms, "
+	       "log write avg < %g ms\n\n",
+	       c->o.warmup, c->o.duration, c->lim.db_read_avg_ms_max, c->lim.log_write_avg_ms_max);
+	printf("%7s %10s %9s %9s %9s | %-32s | %-32s | %8s %6s %7s || %s\n", "threads", "total IOPS",
+	       "db read/s", "db wrt/s", "log wrt/s", "db read latency ms avg/p95/p99/max",
+	       "log write latency ms avg/p95/p99/max", "MB/s", "errors", "verdict",
+	       "published: IOPS, read avg, log avg");
+	for (int i = 0; i < c->nruns; i++) {
+		const struct run *r = &c->runs[i];
+		char rl[64], ll[64], pub[96] = "";
+		fmt_lat(rl, sizeof(rl), &r->f.db_read);
+		fmt_lat(ll, sizeof(ll), &r->f.log_write);
+		const struct mb_storage_ref *ref = ref_for(&c->cfg, r->f.threads);
+		if (ref)
+			snprintf(pub, sizeof(pub), "%6.0f %6.2f %6.2f", ref->iops, ref->db_read_ms,
+				 ref->log_write_ms);
+		double mbs = (r->f.db_read_bytes_s + r->f.db_write_bytes_s + r->f.log_write_bytes_s) /
+			     1048576.0;
+		printf("%7d %10.0f %9.0f %9.0f %9.0f | %s | %s | %8.1f %6llu %7s%s || %s\n",
+		       r->f.threads, r->f.iops, r->f.db_read_iops, r->f.db_write_iops,
+		       r->f.log_write_iops, rl, ll, mbs, (unsigned long long)r->f.errors,
+		       r->pass ? "pass" : "FAIL", c->best == i ? "*" : " ", pub);
+	}
+	/* published rows that were not measured, for reference */
+	for (int k = 0; k < c->cfg.ref_count; k++) {
+		bool seen = false;
+		for (int i = 0; i < c->nruns; i++)
+			seen |= c->runs[i].f.threads == c->cfg.ref[k].threads;
+		if (!seen)
+			printf("%7d %10s %9s %9s %9s | %-32s | %-32s | %8s %6s %7s  || %6.0f %6.2f %6.2f\n",
+			       c->cfg.ref[k].threads, "-", "-", "-", "-", "(not measured)", "", "",
+			       "", "", c->cfg.ref[k].iops, c->cfg.ref[k].db_read_ms,
+			       c->cfg.ref[k].log_write_ms);
+	}
+	if (c->cfg.ref_count && c->cfg.ref_heading[0])
+		printf("published: %s\n", c->cfg.ref_heading);
+	for (int i = 0; i < c->nruns; i++) {
+		const struct run *r = &c->runs[i];
+		if (!r->pass)
+			printf("%d threads: FAIL: %s\n", r->f.threads, r->why);
+		if (!c->io_mode) {
+			printf("%d threads: %.0f transactions/s, database cache %.0f MiB", r->f.threads,
+			       r->f.seconds > 0 ? (double)r->f.transactions / r->f.seconds : 0.0,
+			       r->cache_mb);
+			if (r->hit_pct >= 0)
+				printf(" (%.1f%% hits)", r->hit_pct);
+			char rw[32] = "n/a", dl[32] = "n/a";
+			if (r->rw >= 0)
+				snprintf(rw, sizeof(rw), "%.2f:1", r->rw);
+			if (r->dl >= 0)
+				snprintf(dl, sizeof(dl), "%.1f:1", r->dl);
+			printf("; db reads:writes %s, db:log transfers %s\n", rw, dl);
+			if (!r->in_window)
+				printf("%d threads: note: %s\n", r->f.threads, r->note);
+		}
+	}
+	if (c->best >= 0)
+		printf("auto-tune: best passing thread count %d at %.0f IOPS (marked *)\n",
+		       c->runs[c->best].f.threads, c->runs[c->best].f.iops);
+	else if (c->o.autotune)
+		printf("auto-tune: no thread count passed\n");
+}
+
+static json_t *params_json(const struct ctx *c)
+{
+	json_t *th;
+	if (c->o.autotune) {
+		th = json_string("auto");
+	} else {
+		th = json_array();
+		for (int i = 0; i < c->o.nthreads; i++)
+			json_array_append_new(th, json_integer(c->o.threads[i]));
+	}
+	static const char *tn[] = {"performance", "soft-recovery", "checksum"};
+	return json_pack("{s:s,s:s,s:s?,s:s,s:s,s:f,s:i,s:i,s:I,s:i,s:o,s:f,s:f,s:f,s:{s:f,s:f,s:f,s:f,s:f},"
+			 "s:f,s:f,s:i}",
+			 "scenario", c->cfg.path, "data", c->o.data, "log_dir", c->o.log_dir,
+			 "mode", c->io_mode ? "io" : "transactions", "type", tn[c->o.type],
+			 "size_gb", c->o.size_gb, "page_kb", (int)(c->page_size / 1024),
+			 "databases", (int)c->databases, "db_bytes", (json_int_t)c->db_bytes,
+			 "db_cache_mb", c->cfg.db_cache_mb, "threads", th, "duration_s",
+			 c->o.duration, "warmup_s", c->o.warmup, "read_pct", c->cfg.read_pct, "mix",
+			 "insert_pct", c->cfg.insert_pct, "replace_pct", c->cfg.replace_pct,
+			 "delete_pct", c->cfg.delete_pct, "seek_pct", c->cfg.seek_pct,
+			 "lazy_commit_pct", c->cfg.lazy_commit_pct, "db_read_avg_ms_max",
+			 c->lim.db_read_avg_ms_max, "log_write_avg_ms_max",
+			 c->lim.log_write_avg_ms_max, "log_write_bytes",
+			 c->io_mode ? MB_IOMODE_LOG_IO : 0);
+}
+
+static json_t *run_json(const struct ctx *c, const struct run *r)
+{
+	const struct mb_stress_figures *f = &r->f;
+	json_t *o = json_pack(
+		"{s:i,s:f,s:f,s:f,s:f,s:f,s:o,s:o,s:o,s:f,s:f,s:f,s:f,s:I,s:b,s:s}", "threads",
+		f->threads, "seconds", f->seconds, "iops", f->iops, "db_read_iops", f->db_read_iops,
+		"db_write_iops", f->db_write_iops, "log_write_iops", f->log_write_iops,
+		"db_read_latency_ms", lat_json(&f->db_read), "db_write_latency_ms",
+		lat_json(&f->db_write), "log_write_latency_ms", lat_json(&f->log_write),
+		"bytes_per_s", f->db_read_bytes_s + f->db_write_bytes_s + f->log_write_bytes_s,
+		"db_read_bytes_per_s", f->db_read_bytes_s, "db_write_bytes_per_s",
+		f->db_write_bytes_s, "log_write_bytes_per_s", f->log_write_bytes_s, "errors",
+		(json_int_t)f->errors, "pass", r->pass, "fail_reason", r->why);
+	json_object_set_new(o, "db_reads_per_write", r->rw >= 0 ? json_real(r->rw) : json_null());
+	json_object_set_new(o, "db_per_log_transfers",
+			    r->dl >= 0 ? json_real(r->dl) : json_null());
+	json_object_set_new(o, "in_tuning_window", json_boolean(r->in_window));
+	json_object_set_new(o, "tuning_note", json_string(r->note));
+	if (!c->io_mode) {
+		json_object_set_new(o, "transactions_per_s",
+				    json_real(f->seconds > 0 ? (double)f->transactions / f->seconds
+							     : 0.0));
+		json_object_set_new(o, "db_cache_mb", json_real(r->cache_mb));
+		json_object_set_new(o, "db_cache_hit_pct",
+				    r->hit_pct >= 0 ? json_real(r->hit_pct) : json_null());
+	}
+	return o;
+}
+
+static int write_json(const struct ctx *c, json_t *extra, bool pass)
+{
+	if (!c->o.json)
+		return 0;
+	json_t *root = json_object();
+	json_object_set_new(root, "tool", json_string("mailbench storage-test"));
+	json_object_set_new(root, "version", json_string(PACKAGE_VERSION));
+	char plat[256] = "";
+	if (!mb_platform_string(plat, sizeof(plat)))
+		json_object_set_new(root, "platform", json_string(plat));
+	json_object_set_new(root, "parameters", params_json(c));
+	json_object_set_new(root, "databases_reused", json_boolean(c->reused));
+	json_t *runs = json_array();
+	for (int i = 0; i < c->nruns; i++)
+		json_array_append_new(runs, run_json(c, &c->runs[i]));
+	json_object_set_new(root, "runs", runs);
+	if (c->o.autotune && c->o.type == T_PERF) {
+		json_object_set_new(
+			root, "auto",
+			c->best >= 0 ? json_pack("{s:i,s:f}", "best_threads",
+						 c->runs[c->best].f.threads, "best_iops",
+						 c->runs[c->best].f.iops)
+				     : json_pack("{s:n,s:n}", "best_threads", "best_iops"));
+	}
+	json_t *pub = json_array();
+	for (int k = 0; k < c->cfg.ref_count; k++)
+		json_array_append_new(pub, json_pack("{s:i,s:f,s:f,s:f}", "threads",
+						     c->cfg.ref[k].threads, "iops",
+						     c->cfg.ref[k].iops, "db_read_ms",
+						     c->cfg.ref[k].db_read_ms, "log_write_ms",
+						     c->cfg.ref[k].log_write_ms));
+	json_object_set_new(root, "published",
+			    json_pack("{s:s,s:o}", "heading", c->cfg.ref_heading, "rows", pub));
+	if (c->have_err) {
+		json_t *e = json_pack("{s:s,s:s}", "file", c->err_file, "message", c->err_msg);
+		json_object_set_new(e, "offset", c->err_off == UINT64_MAX
+							 ? json_null()
+							 : json_integer((json_int_t)c->err_off));
+		json_object_set_new(root, "error", e);
+	}
+	if (extra)
+		json_object_update(root, extra);
+	json_object_set_new(root, "pass", json_boolean(pass));
+	char tmp[4200];
+	snprintf(tmp, sizeof(tmp), "%s.tmp", c->o.json);
+	int rc = 0;
+	if (json_dump_file(root, tmp, JSON_INDENT(2)) || rename(tmp, c->o.json)) {
+		fprintf(stderr, "mailbench storage-test: cannot write %s: %s\n", c->o.json,
+			strerror(errno));
+		unlink(tmp);
+		rc = MB_ESYS;
+	}
+	json_decref(root);
+	return rc;
+}
+
+static void report_error(const struct ctx *c)
+{
+	if (!c->have_err)
+		return;
+	if (c->err_off == UINT64_MAX)
+		fprintf(stderr, "mailbench storage-test: %s: %s\n", c->err_file, c->err_msg);
+	else
+		fprintf(stderr, "mailbench storage-test: %s at offset %llu: %s\n", c->err_file,
+			(unsigned long long)c->err_off, c->err_msg);
+}
+
+/* ---- the test types ---- */
+
+static void dirs(const struct ctx *c, char *db_dir, size_t dlen, char *log_dir, size_t llen,
+		 bool io)
+{
+	snprintf(db_dir, dlen, "%s/stress%s", c->o.data, io ? "/io" : "");
+	if (c->o.log_dir)
+		snprintf(log_dir, llen, "%s/stress%s", c->o.log_dir, io ? "/io" : "");
+	else
+		snprintf(log_dir, llen, "%s%s", io ? db_dir : "", "");
+}
+
+static int open_mode(struct ctx *c, struct mb_iomode **iom, char *msg, size_t len)
+{
+	char db_dir[4096], log_dir[4096];
+	dirs(c, db_dir, sizeof(db_dir), log_dir, sizeof(log_dir), c->io_mode);
+	if (c->io_mode) {
+		struct mb_iomode_cfg ic = {
+			.db_dir = db_dir,
+			.log_dir = log_dir,
+			.page_size = c->page_size,
+			.databases = c->databases,
+			.pages_per_db = c->db_bytes / c->page_size,
+			.read_pct = c->cfg.read_pct,
+			.progress = c->tty,
+		};
+		int rc = mb_iomode_open(&ic, iom, msg, len);
+		if (!rc)
+			c->reused = mb_iomode_reused(*iom);
+		return rc;
+	}
+	struct mb_txnmode_cfg tc = {
+		.dir = db_dir,
+		.log_dir = log_dir[0] ? log_dir : NULL,
+		.page_size = c->page_size,
+		.databases = c->databases,
+		.db_bytes = c->db_bytes,
+		.cache_mb = (uint32_t)c->cfg.db_cache_mb,
+		.mix = {c->cfg.insert_pct, c->cfg.replace_pct, c->cfg.delete_pct, c->cfg.seek_pct,
+			c->cfg.lazy_commit_pct, c->cfg.read_pct},
+		.progress = c->tty,
+	};
+	int rc = mb_txnmode_open(&tc, &c->txn, msg, len);
+	if (!rc)
+		c->reused = mb_txnmode_reused(c->txn);
+	return rc;
+}
+
+static int close_mode(struct ctx *c, struct mb_iomode *iom)
+{
+	mb_iomode_close(iom);
+	int rc = mb_txnmode_close(c->txn);
+	c->txn = NULL;
+	return rc;
+}
+
+static int type_performance(struct ctx *c)
+{
+	char msg[1024];
+	struct mb_iomode *iom = NULL;
+	int rc = open_mode(c, &iom, msg, sizeof(msg));
+	if (rc) {
+		fprintf(stderr, "mailbench storage-test: %s\n", msg);
+		return MB_EXIT_RUNTIME;
+	}
+	struct mb_stress_acct *acct = NULL;
+	struct mb_stress_worker w;
+	if ((rc = mb_stress_acct_create(&acct)))
+		goto out;
+	if (c->io_mode)
+		mb_iomode_worker(iom, &w);
+	else {
+		mb_txnmode_worker(c->txn, &w);
+		if ((rc = mb_txnmode_attach(c->txn, acct)))
+			goto out;
+	}
+	c->best = -1;
+	if (c->o.autotune) {
+		struct mb_tune_step steps[MAX_RUNS];
+		int next = 1, best = -1;
+		while (c->nruns < MAX_RUNS && !mb_stress_interrupted()) {
+			struct run *r = &c->runs[c->nruns];
+			rc = measure(c, &w, acct, next, r);
+			c->nruns++;
+			steps[c->nruns - 1] = (struct mb_tune_step){next, r->f.iops, r->pass};
+			if (rc || r->f.errors)
+				break;
+			if (c->tty)
+				fprintf(stderr, "auto-tune: %d threads: %.0f IOPS, %s\n", next,
+					r->f.iops, r->pass ? "pass" : "fail");
+			if (!mb_stress_tune_next(steps, c->nruns, MB_TUNE_MAX_THREADS,
+						 MB_TUNE_MIN_GAIN, &next, &best))
+				break;
+		}
+		mb_stress_tune_next(steps, c->nruns, MB_TUNE_MAX_THREADS, MB_TUNE_MIN_GAIN, &next,
+				    &best);
+		c->best = best;
+	} else {
+		for (int i = 0; i < c->o.nthreads && !mb_stress_interrupted(); i++) {
+			rc = measure(c, &w, acct, c->o.threads[i], &c->runs[c->nruns]);
+			c->nruns++;
+			if (rc || c->runs[c->nruns - 1].f.errors)
+				break;
+		}
+	}
+out:;
+	int crc = close_mode(c, iom);
+	if (!rc && crc && !c->have_err) {
+		snprintf(msg, sizeof(msg), "closing the test databases: %s", mb_strerror(crc));
+		rc = crc;
+	}
+	mb_stress_acct_destroy(acct);
+	if (c->stats)
+		mb_stats_write_end(c->stats);
+	print_table(c);
+	report_error(c);
+	bool pass = c->nruns > 0 && !c->have_err;
+	for (int i = 0; i < c->nruns; i++)
+		if (!c->o.autotune)
+			pass &= c->runs[i].pass;
+	if (c->o.autotune)
+		pass &= c->best >= 0;
+	if (rc && !c->have_err) {
+		fprintf(stderr, "mailbench storage-test: %s\n",
+			msg[0] ? msg : mb_strerror(rc));
+		pass = false;
+	}
+	json_t *extra = json_object();
+	if (rc && !c->have_err)
+		json_object_set_new(extra, "runtime_error", json_string(mb_strerror(rc)));
+	if (mb_stress_interrupted())
+		json_object_set_new(extra, "interrupted", json_true());
+	int jrc = write_json(c, extra, pass);
+	json_decref(extra);
+	if (rc && !c->have_err)
+		return MB_EXIT_RUNTIME;
+	if (jrc)
+		return MB_EXIT_RUNTIME;
+	if (mb_stress_interrupted() && c->o.duration > 0 && !c->have_err)
+		return MB_EXIT_RUNTIME;
+	return pass ? MB_EXIT_OK : MB_EXIT_THRESHOLDS;
+}
+
+static int type_checksum(struct ctx *c)
+{
+	char msg[1024];
+	struct mb_iomode *iom = NULL;
+	int rc = open_mode(c, &iom, msg, sizeof(msg));
+	if (rc) {
+		fprintf(stderr, "mailbench storage-test: %s\n", msg);
+		return MB_EXIT_RUNTIME;
+	}
+	struct mb_stress_acct *acct = NULL;
+	struct mb_stress_slot *slot = NULL;
+	uint64_t pages = 0, bytes = 0;
+	double secs = 0;
+	if (!(rc = mb_stress_acct_create(&acct)) && !(rc = mb_stress_acct_slot(acct, &slot))) {
+		if (c->io_mode) {
+			uint64_t t0 = mb_stress_now_ns();
+			rc = mb_iomode_verify_all(iom, slot, &bytes);
+			secs = (double)(mb_stress_now_ns() - t0) / 1e9;
+			pages = bytes / c->page_size;
+		} else {
+			rc = mb_txnmode_checksum(c->txn, slot, &pages, &bytes, &secs);
+		}
+	}
+	uint64_t errs = acct ? mb_stress_acct_errors(acct) : 0;
+	if (errs)
+		c->have_err = mb_stress_acct_first_error(acct, c->err_msg, sizeof(c->err_msg),
+							 c->err_file, sizeof(c->err_file),
+							 &c->err_off);
+	mb_stress_acct_destroy(acct);
+	close_mode(c, iom);
+	double mbs = secs > 0 ? (double)bytes / 1048576.0 / secs : 0.0;
+	bool pass = !errs && !rc && pages > 0;
+	printf("\nchecksum: %s mode test databases in %s/stress%s: %llu pages (%.1f MiB) in %.2f s: "
+	       "%.1f MB/s, %llu problem%s: %s\n",
+	       c->io_mode ? "I/O" : "transactions", c->o.data, c->io_mode ? "/io" : "",
+	       (unsigned long long)pages, (double)bytes / 1048576.0, secs, mbs,
+	       (unsigned long long)errs, errs == 1 ? "" : "s", pass ? "pass" : "FAIL");
+	report_error(c);
+	json_t *extra = json_pack("{s:{s:I,s:I,s:f,s:f,s:I}}", "checksum", "pages",
+				  (json_int_t)pages, "bytes", (json_int_t)bytes, "seconds", secs,
+				  "mb_per_s", mbs, "problems", (json_int_t)errs);
+	int jrc = write_json(c, extra, pass);
+	json_decref(extra);
+	if (rc && !errs) {
+		fprintf(stderr, "mailbench storage-test: checksum pass: %s\n", mb_strerror(rc));
+		return MB_EXIT_RUNTIME;
+	}
+	if (jrc)
+		return MB_EXIT_RUNTIME;
+	return pass ? MB_EXIT_OK : MB_EXIT_THRESHOLDS;
+}
+
+static int type_softrec(struct ctx *c)
+{
+	char msg[1024];
+	/* the databases must exist (created and closed in this process before
+	 * the fork, so that no engine thread runs when it happens) */
+	bool io = c->io_mode;
+	c->io_mode = false;
+	struct mb_iomode *iom = NULL;
+	int rc = open_mode(c, &iom, msg, sizeof(msg));
+	if (!rc)
+		rc = close_mode(c, iom);
+	if (rc) {
+		fprintf(stderr, "mailbench storage-test: %s\n", msg[0] ? msg : mb_strerror(rc));
+		return MB_EXIT_RUNTIME;
+	}
+	if (io)
+		fprintf(stderr, "mailbench storage-test: soft recovery replays the engine's log: "
+				"transactions mode used\n");
+	char db_dir[4096], log_dir[4096];
+	dirs(c, db_dir, sizeof(db_dir), log_dir, sizeof(log_dir), false);
+	struct mb_txnmode_cfg tc = {
+		.dir = db_dir,
+		.log_dir = log_dir[0] ? log_dir : NULL,
+		.page_size = c->page_size,
+		.databases = c->databases,
+		.db_bytes = c->db_bytes,
+		.cache_mb = (uint32_t)c->cfg.db_cache_mb,
+		.mix = {c->cfg.insert_pct, c->cfg.replace_pct, c->cfg.delete_pct, c->cfg.seek_pct,
+			c->cfg.lazy_commit_pct, c->cfg.read_pct},
+	};
+	int threads = c->o.autotune || !c->o.nthreads ? 4 : c->o.threads[0];
+	struct mb_softrec sr;
+	if (c->tty)
+		fprintf(stderr, "soft recovery: writing %u log segments with %d threads...\n",
+			c->o.segments, threads);
+	rc = mb_txnmode_soft_recovery(&tc, threads, c->o.segments, &sr, msg, sizeof(msg));
+	if (rc) {
+		fprintf(stderr, "mailbench storage-test: soft recovery: %s\n", msg);
+		json_t *extra = json_pack("{s:s}", "runtime_error", msg);
+		write_json(c, extra, false);
+		json_decref(extra);
+		return MB_EXIT_RUNTIME;
+	}
+	printf("\nsoft recovery: %u log segments (%.1f MiB, %llu records) written in %.2f s with "
+	       "%d threads, no checkpoint;\nreplayed in %.3f s: %.1f segments/s, %.1f MB/s\n",
+	       sr.segments, (double)sr.log_bytes / 1048576.0, (unsigned long long)sr.records,
+	       sr.generate_s, threads, sr.replay_s, sr.segments_per_s, sr.mb_per_s);
+	json_t *extra = json_pack("{s:{s:i,s:I,s:I,s:f,s:f,s:f,s:f,s:i}}", "soft_recovery",
+				  "segments", (int)sr.segments, "log_bytes",
+				  (json_int_t)sr.log_bytes, "records", (json_int_t)sr.records,
+				  "generate_s", sr.generate_s, "replay_s", sr.replay_s,
+				  "segments_per_s", sr.segments_per_s, "mb_per_s", sr.mb_per_s,
+				  "threads", threads);
+	int jrc = write_json(c, extra, true);
+	json_decref(extra);
+	return jrc ? MB_EXIT_RUNTIME : MB_EXIT_OK;
+}
+
+int mb_cmd_storage_test(int argc, char **argv)
+{
+	static struct ctx c; /* large; one per process */
+	memset(&c, 0, sizeof(c));
+	int rc = parse_args(argc, argv, &c.o);
+	if (rc)
+		return rc < 0 ? MB_EXIT_OK : rc;
+	struct mb_cfg_error cerr;
+	memset(&cerr, 0, sizeof(cerr));
+	if ((rc = mb_storage_cfg_load(c.o.scenario, &c.cfg, &cerr))) {
+		char buf[1024];
+		mb_cfg_error_format(&cerr, buf, sizeof(buf));
+		fprintf(stderr, "mailbench storage-test: %s\n", buf);
+		return MB_EXIT_USAGE;
+	}
+	/* the scenario's defaults, then the command line */
+	if (!c.o.size_set)
+		c.o.size_gb = c.cfg.db_size_gb;
+	if (!c.o.autotune && !c.o.nthreads) {
+		for (int i = 0; i < c.cfg.thread_count && i < MAX_RUNS; i++)
+			c.o.threads[c.o.nthreads++] = c.cfg.threads[i];
+		if (!c.o.nthreads)
+			c.o.threads[c.o.nthreads++] = 4;
+	}
+	if (!c.o.duration_set)
+		c.o.duration = c.cfg.duration_s;
+	if (!c.o.warmup_set)
+		c.o.warmup = c.cfg.warmup_s;
+	if (!c.o.mode_set)
+		c.o.io_mode = !strcmp(c.cfg.mode, "io");
+	if (!c.o.type_set)
+		c.o.type = !strcmp(c.cfg.type, "checksum")	  ? T_CHECKSUM
+			   : !strcmp(c.cfg.type, "soft-recovery") ? T_SOFTREC
+								  : T_PERF;
+	c.lim.db_read_avg_ms_max = c.o.read_max_set ? c.o.read_max : c.cfg.db_read_avg_ms_max;
+	c.lim.log_write_avg_ms_max = c.o.log_max_set ? c.o.log_max : c.cfg.log_write_avg_ms_max;
+	if (c.o.duration <= 0 && (c.o.autotune || c.o.nthreads > 1)) {
+		fprintf(stderr, "mailbench storage-test: --duration 0 (until stopped) needs a "
+				"single thread count\n");
+		return MB_EXIT_USAGE;
+	}
+	c.io_mode = c.o.io_mode;
+	c.page_size = (unsigned)c.cfg.page_kb * 1024;
+	c.databases = (unsigned)(c.cfg.databases > 0 ? c.cfg.databases : 1);
+	if (!c.io_mode || c.o.type == T_SOFTREC) {
+		/* the engine allows one thread per database handle: enough
+		 * databases for one per thread */
+		if (c.databases < TXN_MIN_DBS)
+			c.databases = TXN_MIN_DBS;
+	}
+	uint64_t total = (uint64_t)(c.o.size_gb * 1073741824.0);
+	c.db_bytes = total / c.databases / c.page_size * c.page_size;
+	if (c.db_bytes < 4ull * c.page_size) {
+		fprintf(stderr, "mailbench storage-test: --size %g: too small for %u databases of "
+				"%u KiB pages\n",
+			c.o.size_gb, c.databases, c.page_size / 1024);
+		return MB_EXIT_USAGE;
+	}
+	if (c.o.stats_fd >= 0) {
+		if (fcntl_check(c.o.stats_fd)) {
+			fprintf(stderr, "mailbench storage-test: --stats-fd %d: not an open file "
+					"descriptor\n",
+				c.o.stats_fd);
+			return MB_EXIT_USAGE;
+		}
+		if (mb_stats_writer_create(c.o.stats_fd, "stress", &c.stats)) {
+			fprintf(stderr, "mailbench storage-test: --stats-fd %d: cannot use it\n",
+				c.o.stats_fd);
+			return MB_EXIT_USAGE;
+		}
+	}
+	c.tty = isatty(STDERR_FILENO);
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	if (c.o.type == T_CHECKSUM)
+		rc = type_checksum(&c);
+	else if (c.o.type == T_SOFTREC)
+		rc = type_softrec(&c);
+	else
+		rc = type_performance(&c);
+	mb_stats_writer_destroy(c.stats);
+	return rc;
+}

@@ -1,0 +1,516 @@
+/* iomode.c: I/O mode of the storage test and its test files (see iomode.h).
+ * Invariants: every transfer goes through the engine's I/O layer (mb_io);
+ * a page on disk always carries a valid header and CRC unless the storage
+ * lost or corrupted it; ready.json is written (atomically) only after every
+ * file is complete and synced. */
+#include "stress/iomode.h"
+#include "core/content.h"
+#include "core/error.h"
+#include "db/io.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#define PAGE_MAGIC 0x5053424dU /* "MBSP" */
+#define HDR 32
+#define POOL_BYTES (256u << 10)
+
+struct mb_iomode {
+	struct mb_iomode_cfg cfg;
+	char db_dir[4096];
+	char log_dir[4096];
+	struct mb_io *io;
+	struct mb_file *db[MB_IOMODE_MAX_DBS];
+	char db_path[MB_IOMODE_MAX_DBS][4200];
+	struct mb_file *log;
+	char log_path[4200];
+	bool reused;
+	uint64_t log_off; /* next log write (aux thread only) */
+};
+
+struct wstate {
+	struct mb_iomode *m;
+	struct mb_stress_slot *slot;
+	struct mb_stress_gen *gen;
+	struct mb_rng rng;
+	unsigned char *buf;  /* one page, aligned */
+	char *pool;          /* text the writes draw their contents from */
+	uint64_t gen_no;
+	int idx;
+};
+
+static void put32(unsigned char *p, uint32_t v)
+{
+	memcpy(p, &v, 4);
+}
+static void put64(unsigned char *p, uint64_t v)
+{
+	memcpy(p, &v, 8);
+}
+static uint32_t get32(const unsigned char *p)
+{
+	uint32_t v;
+	memcpy(&v, p, 4);
+	return v;
+}
+static uint64_t get64(const unsigned char *p)
+{
+	uint64_t v;
+	memcpy(&v, p, 8);
+	return v;
+}
+
+static void page_seal(unsigned char *p, unsigned page_size, unsigned file_no, uint64_t page_no,
+		      uint64_t seed)
+{
+	put32(p + 4, PAGE_MAGIC);
+	put64(p + 8, page_no);
+	put32(p + 16, file_no);
+	put32(p + 20, page_size);
+	put64(p + 24, seed);
+	uLong c = crc32(0L, Z_NULL, 0);
+	c = crc32(c, p + 4, page_size - 4);
+	put32(p, (uint32_t)c);
+}
+
+void mb_iomode_page_fill(void *page, unsigned page_size, unsigned file_no, uint64_t page_no,
+			 uint64_t seed)
+{
+	unsigned char *p = page;
+	mb_content_fill(seed, (char *)p + HDR, page_size - HDR);
+	page_seal(p, page_size, file_no, page_no, seed);
+}
+
+int mb_iomode_page_check(const void *page, unsigned page_size, unsigned file_no,
+			 uint64_t page_no, char *why, size_t len)
+{
+	const unsigned char *p = page;
+	uLong c = crc32(0L, Z_NULL, 0);
+	c = crc32(c, p + 4, page_size - 4);
+	const char *bad = NULL;
+	if ((uint32_t)c != get32(p))
+		bad = "page checksum mismatch";
+	else if (get32(p + 4) != PAGE_MAGIC)
+		bad = "bad page magic";
+	else if (get32(p + 20) != page_size)
+		bad = "page size in the page header differs";
+	else if (get64(p + 8) != page_no)
+		bad = "page number in the page header differs (misplaced write)";
+	else if (get32(p + 16) != file_no)
+		bad = "file number in the page header differs";
+	if (!bad)
+		return 0;
+	if (why && len)
+		snprintf(why, len, "%s", bad);
+	return MB_ECORRUPT;
+}
+
+static int mkdirs(const char *path)
+{
+	char tmp[4096];
+	snprintf(tmp, sizeof(tmp), "%s", path);
+	for (char *s = tmp + 1; *s; s++) {
+		if (*s != '/')
+			continue;
+		*s = '\0';
+		if (mkdir(tmp, 0755) && errno != EEXIST)
+			return mb_from_errno(errno);
+		*s = '/';
+	}
+	if (mkdir(tmp, 0755) && errno != EEXIST)
+		return mb_from_errno(errno);
+	return 0;
+}
+
+static bool marker_matches(const struct mb_iomode *m)
+{
+	char path[4200];
+	snprintf(path, sizeof(path), "%s/ready.json", m->db_dir);
+	json_error_t jerr;
+	json_t *j = json_load_file(path, 0, &jerr);
+	if (!j)
+		return false;
+	bool ok = json_integer_value(json_object_get(j, "page_size")) ==
+			  (json_int_t)m->cfg.page_size &&
+		  json_integer_value(json_object_get(j, "databases")) ==
+			  (json_int_t)m->cfg.databases &&
+		  json_integer_value(json_object_get(j, "pages_per_db")) ==
+			  (json_int_t)m->cfg.pages_per_db &&
+		  json_integer_value(json_object_get(j, "log_bytes")) ==
+			  (json_int_t)m->cfg.log_bytes &&
+		  json_is_string(json_object_get(j, "log_path")) &&
+		  !strcmp(json_string_value(json_object_get(j, "log_path")), m->log_path);
+	json_decref(j);
+	return ok;
+}
+
+static int write_marker(struct mb_iomode *m)
+{
+	char path[4200], tmp[4300];
+	snprintf(path, sizeof(path), "%s/ready.json", m->db_dir);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	json_t *j = json_pack("{s:i,s:i,s:I,s:I,s:s}", "page_size", (int)m->cfg.page_size,
+			      "databases", (int)m->cfg.databases, "pages_per_db",
+			      (json_int_t)m->cfg.pages_per_db, "log_bytes",
+			      (json_int_t)m->cfg.log_bytes, "log_path", m->log_path);
+	if (!j)
+		return MB_ENOMEM;
+	int rc = json_dump_file(j, tmp, JSON_INDENT(2)) ? MB_ESYS : 0;
+	json_decref(j);
+	if (!rc && rename(tmp, path))
+		rc = mb_from_errno(errno);
+	if (!rc)
+		rc = mb_io_sync_dir(m->io, m->db_dir);
+	return rc;
+}
+
+static void progress(bool on, const char *what, uint64_t done, uint64_t total)
+{
+	if (!on || !total)
+		return;
+	int width = 40;
+	int fill = (int)((double)done / (double)total * width);
+	char bar[64];
+	for (int i = 0; i < width; i++)
+		bar[i] = i < fill ? '#' : '.';
+	bar[width] = '\0';
+	fprintf(stderr, "\r%s [%s] %5.1f%% (%llu/%llu MiB)", what, bar,
+		100.0 * (double)done / (double)total, (unsigned long long)(done >> 20),
+		(unsigned long long)(total >> 20));
+	if (done >= total)
+		fputc('\n', stderr);
+	fflush(stderr);
+}
+
+/* Fill a file: pages of text, each unique, in 1 MiB writes. */
+static int create_files(struct mb_iomode *m, char *msg, size_t len)
+{
+	const unsigned ps = m->cfg.page_size;
+	const size_t chunk = (size_t)ps * (ps >= (1u << 20) ? 1 : (1u << 20) / ps);
+	unsigned char *buf = mb_io_alloc(chunk);
+	if (!buf)
+		return MB_ENOMEM;
+	uint64_t total = (uint64_t)m->cfg.databases * m->cfg.pages_per_db * ps + m->cfg.log_bytes;
+	uint64_t done = 0;
+	int rc = 0;
+	for (unsigned d = 0; d < m->cfg.databases && !rc; d++) {
+		struct mb_file *f = m->db[d];
+		if ((rc = mb_file_truncate(f, 0)))
+			break;
+		uint64_t bytes = m->cfg.pages_per_db * ps;
+		for (uint64_t off = 0; off < bytes && !rc; off += chunk) {
+			size_t n = bytes - off < chunk ? (size_t)(bytes - off) : chunk;
+			for (size_t o = 0; o < n; o += ps) {
+				uint64_t pno = (off + o) / ps;
+				mb_iomode_page_fill(buf + o, ps, d + 1, pno,
+						    ((uint64_t)(d + 1) << 40) ^ pno);
+			}
+			rc = mb_file_write(f, buf, n, off);
+			if (rc)
+				snprintf(msg, len, "%s: writing offset %llu: %s", m->db_path[d],
+					 (unsigned long long)off, mb_strerror(rc));
+			done += n;
+			if ((off / chunk) % 16 == 0 || off + n >= bytes)
+				progress(m->cfg.progress, "creating test databases", done, total);
+		}
+		if (!rc && (rc = mb_file_sync(m->db[d], false)))
+			snprintf(msg, len, "%s: fsync: %s", m->db_path[d], mb_strerror(rc));
+	}
+	/* the log: preallocated and written once so that log writes never
+	 * extend the file (fdatasync then has no metadata to flush) */
+	if (!rc && !(rc = mb_file_truncate(m->log, 0))) {
+		for (uint64_t off = 0; off < m->cfg.log_bytes && !rc; off += chunk) {
+			size_t n = m->cfg.log_bytes - off < chunk ? (size_t)(m->cfg.log_bytes - off)
+								 : chunk;
+			mb_content_fill(0x6c6f67ULL ^ off, (char *)buf, n);
+			rc = mb_file_write(m->log, buf, n, off);
+			if (rc)
+				snprintf(msg, len, "%s: writing offset %llu: %s", m->log_path,
+					 (unsigned long long)off, mb_strerror(rc));
+			done += n;
+		}
+		progress(m->cfg.progress, "creating test databases", total, total);
+		if (!rc && (rc = mb_file_sync(m->log, false)))
+			snprintf(msg, len, "%s: fsync: %s", m->log_path, mb_strerror(rc));
+	}
+	mb_io_free(buf);
+	if (!rc)
+		rc = mb_io_sync_dir(m->io, m->db_dir);
+	if (!rc)
+		rc = write_marker(m);
+	if (rc && !msg[0])
+		snprintf(msg, len, "creating the test files in %s: %s", m->db_dir, mb_strerror(rc));
+	return rc;
+}
+
+static bool files_valid(struct mb_iomode *m)
+{
+	if (!marker_matches(m))
+		return false;
+	unsigned ps = m->cfg.page_size;
+	unsigned char *buf = mb_io_alloc(ps);
+	if (!buf)
+		return false;
+	bool ok = true;
+	for (unsigned d = 0; d < m->cfg.databases && ok; d++) {
+		uint64_t sz = 0;
+		if (mb_file_size(m->db[d], &sz) || sz != m->cfg.pages_per_db * ps) {
+			ok = false;
+			break;
+		}
+		uint64_t last = m->cfg.pages_per_db - 1;
+		ok = !mb_file_read(m->db[d], buf, ps, 0) &&
+		     !mb_iomode_page_check(buf, ps, d + 1, 0, NULL, 0) &&
+		     !mb_file_read(m->db[d], buf, ps, last * ps) &&
+		     !mb_iomode_page_check(buf, ps, d + 1, last, NULL, 0);
+	}
+	uint64_t lsz = 0;
+	if (ok && (mb_file_size(m->log, &lsz) || lsz != m->cfg.log_bytes))
+		ok = false;
+	mb_io_free(buf);
+	return ok;
+}
+
+void mb_iomode_close(struct mb_iomode *m)
+{
+	if (!m)
+		return;
+	for (unsigned d = 0; d < MB_IOMODE_MAX_DBS; d++)
+		mb_file_close(m->db[d]);
+	mb_file_close(m->log);
+	mb_io_destroy(m->io);
+	free(m);
+}
+
+int mb_iomode_open(const struct mb_iomode_cfg *cfg, struct mb_iomode **out, char *msg,
+		   size_t len)
+{
+	*out = NULL;
+	msg[0] = '\0';
+	if (cfg->page_size < MB_IO_ALIGN || cfg->page_size % MB_IO_ALIGN || cfg->databases < 1 ||
+	    cfg->databases > MB_IOMODE_MAX_DBS || cfg->pages_per_db < 2) {
+		snprintf(msg, len, "invalid I/O-mode geometry");
+		return MB_EINVAL;
+	}
+	struct mb_iomode *m = calloc(1, sizeof(*m));
+	if (!m)
+		return MB_ENOMEM;
+	m->cfg = *cfg;
+	snprintf(m->db_dir, sizeof(m->db_dir), "%s", cfg->db_dir);
+	snprintf(m->log_dir, sizeof(m->log_dir), "%s", cfg->log_dir);
+	m->cfg.db_dir = m->db_dir;
+	m->cfg.log_dir = m->log_dir;
+	if (!m->cfg.log_bytes) {
+		uint64_t l = cfg->pages_per_db * cfg->page_size * cfg->databases / 16;
+		l = l < MB_IOMODE_LOG_MIN ? MB_IOMODE_LOG_MIN : l > MB_IOMODE_LOG_MAX ? MB_IOMODE_LOG_MAX : l;
+		m->cfg.log_bytes = l / MB_IOMODE_LOG_IO * MB_IOMODE_LOG_IO;
+	}
+	int rc = mb_io_create(cfg->vfs, &m->io);
+	if (rc)
+		goto fail;
+	if ((rc = mkdirs(m->db_dir)) || (rc = mkdirs(m->log_dir))) {
+		snprintf(msg, len, "creating %s or %s: %s", m->db_dir, m->log_dir, mb_strerror(rc));
+		goto fail;
+	}
+	for (unsigned d = 0; d < cfg->databases; d++) {
+		snprintf(m->db_path[d], sizeof(m->db_path[d]), "%s/db%02u.dat", m->db_dir, d + 1);
+		rc = mb_io_open(m->io, m->db_path[d], MB_IO_CREATE | MB_IO_DIRECT, MB_FILE_DB,
+				&m->db[d]);
+		if (rc) {
+			snprintf(msg, len, "%s: %s", m->db_path[d], mb_strerror(rc));
+			goto fail;
+		}
+	}
+	snprintf(m->log_path, sizeof(m->log_path), "%s/log.dat", m->log_dir);
+	rc = mb_io_open(m->io, m->log_path, MB_IO_CREATE | MB_IO_DIRECT, MB_FILE_LOG, &m->log);
+	if (rc) {
+		snprintf(msg, len, "%s: %s", m->log_path, mb_strerror(rc));
+		goto fail;
+	}
+	m->reused = files_valid(m);
+	if (!m->reused) {
+		char marker[4200];
+		snprintf(marker, sizeof(marker), "%s/ready.json", m->db_dir);
+		unlink(marker);
+		if ((rc = create_files(m, msg, len)))
+			goto fail;
+	}
+	*out = m;
+	return 0;
+fail:
+	if (!msg[0])
+		snprintf(msg, len, "opening the I/O-mode test files: %s", mb_strerror(rc));
+	mb_iomode_close(m);
+	return rc;
+}
+
+uint64_t mb_iomode_log_bytes(const struct mb_iomode *m)
+{
+	return m->cfg.log_bytes;
+}
+
+bool mb_iomode_reused(const struct mb_iomode *m)
+{
+	return m->reused;
+}
+
+/* ---- the worker ---- */
+
+static int w_start(void *ctx, int idx, struct mb_stress_slot *slot, void **ts)
+{
+	struct mb_iomode *m = ctx;
+	struct wstate *w = calloc(1, sizeof(*w));
+	if (!w)
+		return MB_ENOMEM;
+	w->m = m;
+	w->slot = slot;
+	w->idx = idx;
+	uint64_t seed = mb_stress_now_ns() ^ ((uint64_t)(idx + 2) * 0x9e3779b97f4a7c15ULL);
+	mb_rng_seed(&w->rng, seed);
+	w->buf = mb_io_alloc(idx < 0 ? MB_IOMODE_LOG_IO : m->cfg.page_size);
+	w->pool = malloc(POOL_BYTES + m->cfg.page_size);
+	struct mb_stress_mix mix = {.read_pct = m->cfg.read_pct};
+	int rc = 0;
+	if (!w->buf || !w->pool)
+		rc = MB_ENOMEM;
+	if (!rc && idx >= 0)
+		rc = mb_stress_gen_create(&mix, true, m->cfg.databases, 0, m->cfg.pages_per_db,
+					  seed, &w->gen);
+	if (rc) {
+		mb_io_free(w->buf);
+		free(w->pool);
+		free(w);
+		return rc;
+	}
+	mb_content_fill(seed, w->pool, POOL_BYTES + m->cfg.page_size);
+	*ts = w;
+	return 0;
+}
+
+static void w_stop(void *ts)
+{
+	struct wstate *w = ts;
+	mb_stress_gen_destroy(w->gen);
+	mb_io_free(w->buf);
+	free(w->pool);
+	free(w);
+}
+
+static int w_step(void *ts)
+{
+	struct wstate *w = ts;
+	struct mb_iomode *m = w->m;
+	const unsigned ps = m->cfg.page_size;
+	struct mb_stress_step st;
+	mb_stress_gen_next(w->gen, &st);
+	struct mb_file *f = m->db[st.db];
+	uint64_t off = st.target * ps;
+	if (st.op == MB_SOP_READ) {
+		uint64_t t0 = mb_io_now_ns();
+		int rc = mb_file_read(f, w->buf, ps, off);
+		uint64_t t1 = mb_io_now_ns();
+		if (rc) {
+			mb_stress_slot_error(w->slot, m->db_path[st.db], off, rc, "database read failed");
+			return rc;
+		}
+		mb_stress_slot_record(w->slot, MB_XFER_DB_READ, t1 - t0, ps);
+		char why[96];
+		if (mb_iomode_page_check(w->buf, ps, st.db + 1, st.target, why, sizeof(why))) {
+			mb_stress_slot_error(w->slot, m->db_path[st.db], off, MB_ECORRUPT, why);
+			return MB_ECORRUPT;
+		}
+		return 0;
+	}
+	/* a write: new contents (a fresh slice of the text pool), sealed */
+	size_t from = (size_t)mb_rng_below(&w->rng, POOL_BYTES);
+	memcpy(w->buf + HDR, w->pool + from, ps - HDR);
+	page_seal(w->buf, ps, st.db + 1, st.target, mb_rng_next(&w->rng));
+	uint64_t t0 = mb_io_now_ns();
+	int rc = mb_file_write(f, w->buf, ps, off);
+	uint64_t t1 = mb_io_now_ns();
+	if (rc) {
+		mb_stress_slot_error(w->slot, m->db_path[st.db], off, rc, "database write failed");
+		return rc;
+	}
+	mb_stress_slot_record(w->slot, MB_XFER_DB_WRITE, t1 - t0, ps);
+	return 0;
+}
+
+/* The log writer: sequential writes, each made durable with fdatasync. */
+static int w_log_step(void *ts)
+{
+	struct wstate *w = ts;
+	struct mb_iomode *m = w->m;
+	uint64_t off = m->log_off;
+	size_t from = (size_t)mb_rng_below(&w->rng, POOL_BYTES);
+	memcpy(w->buf, w->pool + from, MB_IOMODE_LOG_IO);
+	uint64_t t0 = mb_io_now_ns();
+	int rc = mb_file_write(m->log, w->buf, MB_IOMODE_LOG_IO, off);
+	if (!rc)
+		rc = mb_file_sync(m->log, true);
+	uint64_t t1 = mb_io_now_ns();
+	if (rc) {
+		mb_stress_slot_error(w->slot, m->log_path, off, rc, "log write failed");
+		return rc;
+	}
+	mb_stress_slot_record(w->slot, MB_XFER_LOG_WRITE, t1 - t0, MB_IOMODE_LOG_IO);
+	off += MB_IOMODE_LOG_IO;
+	m->log_off = off >= m->cfg.log_bytes ? 0 : off;
+	return 0;
+}
+
+void mb_iomode_worker(struct mb_iomode *m, struct mb_stress_worker *out)
+{
+	out->ctx = m;
+	out->thread_start = w_start;
+	out->step = w_step;
+	out->thread_stop = w_stop;
+	out->aux_step = w_log_step;
+}
+
+int mb_iomode_verify_all(struct mb_iomode *m, struct mb_stress_slot *slot, uint64_t *bytes)
+{
+	const unsigned ps = m->cfg.page_size;
+	const size_t chunk = (size_t)ps * (ps >= (1u << 20) ? 1 : (1u << 20) / ps);
+	unsigned char *buf = mb_io_alloc(chunk);
+	*bytes = 0;
+	if (!buf)
+		return MB_ENOMEM;
+	int first = 0;
+	for (unsigned d = 0; d < m->cfg.databases; d++) {
+		uint64_t size = m->cfg.pages_per_db * ps;
+		for (uint64_t off = 0; off < size; off += chunk) {
+			size_t n = size - off < chunk ? (size_t)(size - off) : chunk;
+			uint64_t t0 = mb_io_now_ns();
+			int rc = mb_file_read(m->db[d], buf, n, off);
+			uint64_t t1 = mb_io_now_ns();
+			if (rc) {
+				mb_stress_slot_error(slot, m->db_path[d], off, rc,
+						     "database read failed");
+				if (!first)
+					first = rc;
+				continue;
+			}
+			mb_stress_slot_record(slot, MB_XFER_DB_READ, t1 - t0, n);
+			*bytes += n;
+			for (size_t o = 0; o < n; o += ps) {
+				char why[96];
+				uint64_t pno = (off + o) / ps;
+				if (mb_iomode_page_check(buf + o, ps, d + 1, pno, why, sizeof(why))) {
+					mb_stress_slot_error(slot, m->db_path[d], off + o,
+							     MB_ECORRUPT, why);
+					if (!first)
+						first = MB_ECORRUPT;
+				}
+			}
+		}
+	}
+	mb_io_free(buf);
+	return first;
+}

@@ -1,0 +1,125 @@
+/* test_content.c: the shared body generator (src/core/content.h):
+ * sizes average the requested size with a real spread, bodies compress
+ * about 2:1 with LZ4 like real text, are deterministic per seed and varied. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <lz4.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "core/content.h"
+
+static void test_sizes(void **state)
+{
+	(void)state;
+	const size_t avg = 75 * 1024;
+	const int n = 200000;
+	double sum = 0, sum2 = 0;
+	size_t lo = SIZE_MAX, hi = 0;
+	int below_half = 0, above_double = 0;
+	for (int i = 0; i < n; i++) {
+		size_t s = mb_content_size((uint64_t)i * 7919u + 1, avg);
+		sum += (double)s;
+		sum2 += (double)s * (double)s;
+		if (s < lo)
+			lo = s;
+		if (s > hi)
+			hi = s;
+		below_half += s < avg / 2;
+		above_double += s > avg * 2;
+		assert_true(s >= MB_CONTENT_MIN && s <= MB_CONTENT_MAX);
+	}
+	double mean = sum / n;
+	double sd = sqrt(sum2 / n - mean * mean);
+	print_message("size mean %.0f sd %.0f min %zu max %zu\n", mean, sd, lo, hi);
+	assert_true(fabs(mean - (double)avg) < 0.03 * (double)avg);
+	/* a real spread: many small messages, a long tail of big ones */
+	assert_true(sd > 0.5 * mean);
+	assert_true(below_half > n / 5);
+	assert_true(above_double > n / 20);
+}
+
+static void test_compressible(void **state)
+{
+	(void)state;
+	const size_t len = 75 * 1024;
+	char *buf = malloc(len);
+	int cap = LZ4_compressBound((int)len);
+	char *out = malloc((size_t)cap);
+	assert_non_null(buf);
+	assert_non_null(out);
+	double total_in = 0, total_out = 0;
+	for (uint64_t seed = 1; seed <= 50; seed++) {
+		mb_content_fill(seed, buf, len);
+		int c = LZ4_compress_default(buf, out, (int)len, cap);
+		assert_true(c > 0);
+		total_in += (double)len;
+		total_out += c;
+		/* printable text only */
+		for (size_t i = 0; i < len; i++)
+			assert_true(buf[i] == '\n' || (buf[i] >= 32 && buf[i] < 127));
+	}
+	double ratio = total_in / total_out;
+	print_message("LZ4 ratio %.2f\n", ratio);
+	assert_true(ratio > 1.75 && ratio < 2.6);
+	free(buf);
+	free(out);
+}
+
+static void test_deterministic_and_varied(void **state)
+{
+	(void)state;
+	const size_t len = 4096;
+	char *a = malloc(len), *b = malloc(len);
+	assert_non_null(a);
+	assert_non_null(b);
+	mb_content_fill(42, a, len);
+	mb_content_fill(42, b, len);
+	assert_memory_equal(a, b, len);
+	/* 1000 bodies: all distinct (crc32 of each) */
+	uLong crcs[1000];
+	for (int i = 0; i < 1000; i++) {
+		mb_content_fill((uint64_t)i + 1000, a, len);
+		crcs[i] = crc32(0L, (const Bytef *)a, (uInt)len);
+		for (int j = 0; j < i; j++)
+			assert_true(crcs[j] != crcs[i]);
+	}
+	/* exact length, even tiny ones */
+	memset(a, 0, len);
+	mb_content_fill(7, a, 3);
+	assert_true(a[0] != 0 && a[2] != 0 && a[3] == 0);
+	free(a);
+	free(b);
+
+	char *body;
+	size_t blen;
+	assert_int_equal(mb_content_body(99, 75 * 1024, &body, &blen), 0);
+	assert_int_equal(blen, mb_content_size(99, 75 * 1024));
+	assert_int_equal(strlen(body), blen);
+	free(body);
+
+	char subj[64], subj2[64];
+	mb_content_subject(5, subj, sizeof(subj));
+	mb_content_subject(6, subj2, sizeof(subj2));
+	assert_true(strlen(subj) > 0 && strlen(subj) < sizeof(subj));
+	assert_string_not_equal(subj, subj2);
+	char tiny[2];
+	mb_content_subject(5, tiny, sizeof(tiny));
+	assert_int_equal(strlen(tiny), 1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_sizes),
+		cmocka_unit_test(test_compressible),
+		cmocka_unit_test(test_deterministic_and_varied),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,567 @@
+/* test_proto.c: unit tests of the wire codec (src/proto/proto.c).
+ * Every op's request and reply is encoded, framed, checked, decoded and
+ * compared field by field; malformed frames (bad magic, lengths, counts,
+ * truncation at every byte, oversize, trailing bytes, corrupt LZ4) must be
+ * refused with MB_EPROTO / MB_ETOOBIG / MB_EAGAIN and never crash. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "proto/proto.h"
+
+static uint32_t tags3[] = {MB_PR_SUBJECT, MB_PR_BODY, MB_PR_MID};
+static uint64_t mids3[] = {7, 8, 1ULL << 40};
+
+static struct mb_prop sample_props[5];
+static struct mb_bytes mv[2];
+
+static void init_props(void)
+{
+	mv[0] = mb_str("user0002");
+	mv[1] = mb_str("list001");
+	sample_props[0] = mb_prop_str(MB_PR_SUBJECT, "hello");
+	sample_props[1] = mb_prop_str(MB_PR_BODY, "a body of text");
+	sample_props[2] = mb_prop_i64(MB_PR_DELIVERY_TIME, -12345678901LL);
+	sample_props[3] = mb_prop_i64(MB_PR_MESSAGE_FLAGS, 1);
+	memset(&sample_props[4], 0, sizeof(sample_props[4]));
+	sample_props[4].tag = MB_PR_RECIPIENTS;
+	sample_props[4].v.mv.n = 2;
+	sample_props[4].v.mv.v = mv;
+}
+
+static void assert_props_eq(const struct mb_prop *a, const struct mb_prop *b, int n)
+{
+	for (int i = 0; i < n; i++) {
+		assert_int_equal(a[i].tag, b[i].tag);
+		switch (MB_PTAG_TYPE(a[i].tag)) {
+		case MB_PT_STRING:
+		case MB_PT_BINARY:
+			assert_true(mb_bytes_eq(a[i].v.b, b[i].v.b));
+			break;
+		case MB_PT_MV_STRING:
+			assert_int_equal(a[i].v.mv.n, b[i].v.mv.n);
+			for (int j = 0; j < a[i].v.mv.n; j++)
+				assert_true(mb_bytes_eq(a[i].v.mv.v[j], b[i].v.mv.v[j]));
+			break;
+		default:
+			assert_true(a[i].v.i == b[i].v.i);
+		}
+	}
+}
+
+/* One request with every op code. */
+static int build_all_ops(struct mb_op *ops)
+{
+	static struct mb_sync_change ch[3];
+	int n = 0;
+	memset(ops, 0, sizeof(struct mb_op) * 32);
+	ops[n].code = MB_OP_LOGON_CHALLENGE;
+	ops[n].u.challenge.user = mb_str("user0001");
+	ops[n++].u.challenge.flags = 3;
+	ops[n].code = MB_OP_LOGON;
+	ops[n].u.logon.user = mb_str("user0001");
+	ops[n].u.logon.mailbox = mb_str("");
+	memset(ops[n].u.logon.proof, 0xAB, MB_PROOF_LEN);
+	ops[n++].u.logon.flags = 1;
+	ops[n++].code = MB_OP_LOGOFF;
+	ops[n].code = MB_OP_RELEASE;
+	ops[n++].u.release.handle = 9;
+	ops[n].code = MB_OP_OPEN_FOLDER;
+	ops[n++].u.open_folder.fid = MB_FID(3, MB_FID_INBOX);
+	ops[n].code = MB_OP_GET_HIERARCHY_TABLE;
+	ops[n].u.get_table.fid = MB_FID(3, MB_FID_ROOT);
+	ops[n++].u.get_table.handle = 1;
+	ops[n].code = MB_OP_GET_CONTENTS_TABLE;
+	ops[n].u.get_table.fid = MB_FID(3, MB_FID_INBOX);
+	ops[n++].u.get_table.handle = 2;
+	ops[n].code = MB_OP_SET_COLUMNS;
+	ops[n].u.set_columns.handle = 2;
+	ops[n].u.set_columns.n = 3;
+	ops[n++].u.set_columns.tags = tags3;
+	ops[n].code = MB_OP_QUERY_ROWS;
+	ops[n].u.query_rows.handle = 2;
+	ops[n].u.query_rows.flags = MB_QR_F_RESTART;
+	ops[n++].u.query_rows.max_rows = 50;
+	ops[n].code = MB_OP_OPEN_MESSAGE;
+	ops[n].u.open_message.fid = MB_FID(3, MB_FID_INBOX);
+	ops[n].u.open_message.mid = 77;
+	ops[n++].u.open_message.handle = 3;
+	ops[n].code = MB_OP_GET_PROPS;
+	ops[n].u.get_props.handle = 3;
+	ops[n].u.get_props.n = 3;
+	ops[n++].u.get_props.tags = tags3;
+	ops[n].code = MB_OP_CREATE_MESSAGE;
+	ops[n].u.create_message.fid = MB_FID(3, MB_FID_SENT);
+	ops[n++].u.create_message.handle = 4;
+	ops[n].code = MB_OP_SET_PROPS;
+	ops[n].u.set_props.handle = 4;
+	ops[n].u.set_props.n = 5;
+	ops[n++].u.set_props.props = sample_props;
+	ops[n].code = MB_OP_SAVE_CHANGES;
+	ops[n++].u.save.handle = 4;
+	ops[n].code = MB_OP_SUBMIT;
+	ops[n++].u.save.handle = 4;
+	ops[n].code = MB_OP_DELETE_MESSAGES;
+	ops[n].u.del.fid = MB_FID(3, MB_FID_INBOX);
+	ops[n].u.del.n = 3;
+	ops[n++].u.del.mids = mids3;
+	ops[n].code = MB_OP_MOVE_COPY;
+	ops[n].u.move_copy.src_fid = MB_FID(3, MB_FID_INBOX);
+	ops[n].u.move_copy.dst_fid = MB_FID(3, MB_FID_DELETED);
+	ops[n].u.move_copy.flags = MB_MC_F_COPY;
+	ops[n].u.move_copy.n = 3;
+	ops[n++].u.move_copy.mids = mids3;
+	ops[n].code = MB_OP_CALENDAR_RANGE;
+	ops[n].u.calendar.start = -5;
+	ops[n].u.calendar.end = 1LL << 45;
+	ops[n++].u.calendar.max_rows = 100;
+	ops[n].code = MB_OP_FREEBUSY;
+	ops[n].u.freebusy.user = mb_str("user0009");
+	ops[n].u.freebusy.start = 100;
+	ops[n++].u.freebusy.end = 200;
+	ops[n].code = MB_OP_CREATE_CONTACT;
+	ops[n].u.create_contact.n = 2;
+	ops[n++].u.create_contact.props = sample_props;
+	ops[n].code = MB_OP_LIST_CONTACTS;
+	ops[n].u.list_contacts.start = 10;
+	ops[n++].u.list_contacts.max_rows = 20;
+	ops[n].code = MB_OP_SYNC_DOWNLOAD;
+	ops[n].u.sync_down.fid = MB_FID(3, MB_FID_INBOX);
+	ops[n].u.sync_down.since_cn = 99;
+	ops[n].u.sync_down.flags = MB_SD_F_BODY;
+	ops[n++].u.sync_down.max = 10;
+	memset(ch, 0, sizeof(ch));
+	ch[0].kind = MB_SYNC_CREATE;
+	ch[0].nprops = 5;
+	ch[0].props = sample_props;
+	ch[1].kind = MB_SYNC_DELETE;
+	ch[1].mid = 5;
+	ch[2].kind = MB_SYNC_SET_FLAGS;
+	ch[2].mid = 6;
+	ch[2].flags = 1;
+	ops[n].code = MB_OP_SYNC_UPLOAD;
+	ops[n].u.sync_up.fid = MB_FID(3, MB_FID_INBOX);
+	ops[n].u.sync_up.n = 3;
+	ops[n++].u.sync_up.changes = ch;
+	return n;
+}
+
+static void frame_roundtrip(struct mb_buf *frame, struct mb_buf *scratch, uint8_t kind,
+			    const uint8_t **payload, size_t *len)
+{
+	struct mb_frame_hdr h;
+	size_t total;
+	assert_int_equal(mb_frame_check(mb_buf_data(frame), mb_buf_len(frame), 0, &h, &total), 0);
+	assert_int_equal(total, mb_buf_len(frame));
+	assert_int_equal(h.kind, kind);
+	assert_int_equal(mb_frame_payload(&h, mb_buf_data(frame), scratch, payload, len), 0);
+}
+
+static void test_op_table(void **state)
+{
+	(void)state;
+	for (int i = 0; i < MB_OP_COUNT; i++) {
+		int code = mb_op_code_at(i);
+		assert_true(code > 0);
+		assert_int_equal(mb_op_index(code), i);
+		assert_non_null(mb_op_name(code));
+	}
+	assert_int_equal(mb_op_index(0xEE), -1);
+	assert_null(mb_op_name(0xEE));
+}
+
+static void test_request_every_op(void **state)
+{
+	(void)state;
+	struct mb_op ops[32];
+	int n = build_all_ops(ops);
+	struct mb_buf *out, *tmp, *scratch;
+	struct mb_arena *a;
+	struct mb_request req = {42, (uint16_t)n, ops}, got;
+	const uint8_t *p;
+	size_t len;
+
+	assert_int_equal(n, MB_OP_COUNT);
+	mb_buf_create(0, &out);
+	mb_buf_create(0, &tmp);
+	mb_buf_create(0, &scratch);
+	mb_arena_create(1 << 20, &a);
+	assert_int_equal(mb_request_encode(out, tmp, &req, NULL, NULL), 0);
+	frame_roundtrip(out, scratch, MB_FRAME_REQUEST, &p, &len);
+	assert_int_equal(mb_request_decode(p, len, 42, a, &got), 0);
+	assert_int_equal(got.nops, n);
+	for (int i = 0; i < n; i++)
+		assert_int_equal(got.ops[i].code, ops[i].code);
+	assert_true(mb_bytes_eq_str(got.ops[0].u.challenge.user, "user0001"));
+	assert_int_equal(got.ops[0].u.challenge.flags, 3);
+	assert_memory_equal(got.ops[1].u.logon.proof, ops[1].u.logon.proof, MB_PROOF_LEN);
+	assert_int_equal(got.ops[1].u.logon.mailbox.len, 0);
+	assert_int_equal(got.ops[3].u.release.handle, 9);
+	assert_true(got.ops[4].u.open_folder.fid == MB_FID(3, MB_FID_INBOX));
+	assert_int_equal(got.ops[6].u.get_table.handle, 2);
+	assert_int_equal(got.ops[7].u.set_columns.n, 3);
+	assert_memory_equal(got.ops[7].u.set_columns.tags, tags3, sizeof(tags3));
+	assert_int_equal(got.ops[8].u.query_rows.max_rows, 50);
+	assert_true(got.ops[9].u.open_message.mid == 77);
+	assert_int_equal(got.ops[10].u.get_props.tags[1], MB_PR_BODY);
+	assert_int_equal(got.ops[12].u.set_props.n, 5);
+	assert_props_eq(got.ops[12].u.set_props.props, sample_props, 5);
+	assert_int_equal(got.ops[14].u.save.handle, 4);
+	assert_memory_equal(got.ops[15].u.del.mids, mids3, sizeof(mids3));
+	assert_int_equal(got.ops[16].u.move_copy.flags, MB_MC_F_COPY);
+	assert_true(got.ops[16].u.move_copy.dst_fid == MB_FID(3, MB_FID_DELETED));
+	assert_true(got.ops[17].u.calendar.start == -5);
+	assert_true(got.ops[17].u.calendar.end == 1LL << 45);
+	assert_true(mb_bytes_eq_str(got.ops[18].u.freebusy.user, "user0009"));
+	assert_props_eq(got.ops[19].u.create_contact.props, sample_props, 2);
+	assert_int_equal(got.ops[20].u.list_contacts.start, 10);
+	assert_true(got.ops[21].u.sync_down.since_cn == 99);
+	assert_int_equal(got.ops[22].u.sync_up.n, 3);
+	assert_props_eq(got.ops[22].u.sync_up.changes[0].props, sample_props, 5);
+	assert_true(got.ops[22].u.sync_up.changes[1].mid == 5);
+	assert_int_equal(got.ops[22].u.sync_up.changes[2].flags, 1);
+
+	/* truncation at every length is refused, never a crash */
+	size_t full = len;
+	uint8_t *copy = malloc(full);
+	memcpy(copy, p, full);
+	for (size_t cut = 0; cut < full; cut++) {
+		mb_arena_reset(a);
+		assert_int_not_equal(mb_request_decode(copy, cut, 1, a, &got), 0);
+	}
+	/* trailing garbage */
+	uint8_t *longer = malloc(full + 1);
+	memcpy(longer, copy, full);
+	longer[full] = 0;
+	mb_arena_reset(a);
+	assert_int_equal(mb_request_decode(longer, full + 1, 1, a, &got), MB_EPROTO);
+	free(longer);
+	free(copy);
+	mb_buf_destroy(out);
+	mb_buf_destroy(tmp);
+	mb_buf_destroy(scratch);
+	mb_arena_destroy(a);
+}
+
+static void test_reply_every_op(void **state)
+{
+	(void)state;
+	struct mb_op_reply r[MB_OP_COUNT + 1];
+	struct mb_prop rows[6];
+	struct mb_delivery dl[2] = {{5, 100}, {6, 200}};
+	struct mb_busy_block bb[1] = {{10, 20, 2}};
+	struct mb_sync_item items[2];
+	memset(r, 0, sizeof(r));
+	for (int i = 0; i < MB_OP_COUNT; i++)
+		r[i].code = (uint8_t)mb_op_code_at(i);
+	memset(r[MB_OPI_LOGON_CHALLENGE].u.challenge.nonce, 1, MB_NONCE_LEN);
+	memset(r[MB_OPI_LOGON_CHALLENGE].u.challenge.salt, 2, MB_SALT_LEN);
+	r[MB_OPI_LOGON_CHALLENGE].u.challenge.iterations = 2048;
+	r[MB_OPI_LOGON].u.logon.mailbox = 3;
+	r[MB_OPI_LOGON].u.logon.flags = 1;
+	r[MB_OPI_LOGON].u.logon.compress_min = 1024;
+	r[MB_OPI_OPEN_FOLDER].u.folder.fid = MB_FID(3, 2);
+	r[MB_OPI_OPEN_FOLDER].u.folder.name = mb_str("Inbox");
+	r[MB_OPI_OPEN_FOLDER].u.folder.count = 100;
+	r[MB_OPI_OPEN_FOLDER].u.folder.cn = 555;
+	r[MB_OPI_GET_CONTENTS_TABLE].u.table.rows = 100;
+	for (int i = 0; i < 6; i++)
+		rows[i] = mb_prop_i64(MB_PR_MID, i);
+	r[MB_OPI_QUERY_ROWS].u.rows.ncols = 2;
+	r[MB_OPI_QUERY_ROWS].u.rows.nrows = 3;
+	r[MB_OPI_QUERY_ROWS].u.rows.more = 1;
+	r[MB_OPI_QUERY_ROWS].u.rows.vals = rows;
+	r[MB_OPI_CALENDAR_RANGE].u.rows.ncols = 3;
+	r[MB_OPI_CALENDAR_RANGE].u.rows.nrows = 2;
+	r[MB_OPI_CALENDAR_RANGE].u.rows.vals = rows;
+	r[MB_OPI_LIST_CONTACTS].u.rows.ncols = 1;
+	r[MB_OPI_LIST_CONTACTS].u.rows.nrows = 1;
+	r[MB_OPI_LIST_CONTACTS].u.rows.vals = rows;
+	r[MB_OPI_OPEN_MESSAGE].u.props.n = 5;
+	r[MB_OPI_OPEN_MESSAGE].u.props.props = sample_props;
+	r[MB_OPI_GET_PROPS].u.props.n = 2;
+	r[MB_OPI_GET_PROPS].u.props.props = sample_props;
+	r[MB_OPI_SAVE_CHANGES].u.saved.mid = 9;
+	r[MB_OPI_SAVE_CHANGES].u.saved.cn = 10;
+	r[MB_OPI_CREATE_CONTACT].u.saved.mid = 11;
+	r[MB_OPI_SUBMIT].u.submit.mid = 12;
+	r[MB_OPI_SUBMIT].u.submit.databases = 2;
+	r[MB_OPI_SUBMIT].u.submit.n = 2;
+	r[MB_OPI_SUBMIT].u.submit.dl = dl;
+	r[MB_OPI_DELETE_MESSAGES].u.count.n = 3;
+	r[MB_OPI_MOVE_COPY].u.moved.n = 3;
+	r[MB_OPI_MOVE_COPY].u.moved.mids = mids3;
+	r[MB_OPI_FREEBUSY].u.freebusy.n = 1;
+	r[MB_OPI_FREEBUSY].u.freebusy.blocks = bb;
+	memset(items, 0, sizeof(items));
+	items[0].mid = 1;
+	items[0].cn = 2;
+	items[0].nprops = 5;
+	items[0].props = sample_props;
+	items[1].mid = 3;
+	items[1].cn = 4;
+	items[1].deleted = 1;
+	r[MB_OPI_SYNC_DOWNLOAD].u.sync_down.watermark = 4;
+	r[MB_OPI_SYNC_DOWNLOAD].u.sync_down.more = 1;
+	r[MB_OPI_SYNC_DOWNLOAD].u.sync_down.n = 2;
+	r[MB_OPI_SYNC_DOWNLOAD].u.sync_down.items = items;
+	r[MB_OPI_SYNC_UPLOAD].u.sync_up.cn = 77;
+	r[MB_OPI_SYNC_UPLOAD].u.sync_up.n = 3;
+	r[MB_OPI_SYNC_UPLOAD].u.sync_up.mids = mids3;
+	/* an error result has an empty body */
+	r[MB_OP_COUNT].code = MB_OP_OPEN_FOLDER;
+	r[MB_OP_COUNT].status = MB_EACCES;
+
+	struct mb_reply rep = {7, MB_OP_COUNT + 1, r}, got;
+	struct mb_buf *out, *tmp, *scratch;
+	struct mb_arena *a;
+	const uint8_t *p;
+	size_t len;
+	mb_buf_create(0, &out);
+	mb_buf_create(0, &tmp);
+	mb_buf_create(0, &scratch);
+	mb_arena_create(1 << 20, &a);
+	assert_int_equal(mb_reply_encode(out, tmp, &rep, NULL, NULL), 0);
+	frame_roundtrip(out, scratch, MB_FRAME_REPLY, &p, &len);
+	assert_int_equal(mb_reply_decode(p, len, 7, a, &got), 0);
+	assert_int_equal(got.nops, MB_OP_COUNT + 1);
+	struct mb_op_reply *g = got.ops;
+	assert_memory_equal(g[MB_OPI_LOGON_CHALLENGE].u.challenge.salt,
+			    r[MB_OPI_LOGON_CHALLENGE].u.challenge.salt, MB_SALT_LEN);
+	assert_int_equal(g[MB_OPI_LOGON_CHALLENGE].u.challenge.iterations, 2048);
+	assert_int_equal(g[MB_OPI_LOGON].u.logon.compress_min, 1024);
+	assert_true(mb_bytes_eq_str(g[MB_OPI_OPEN_FOLDER].u.folder.name, "Inbox"));
+	assert_true(g[MB_OPI_OPEN_FOLDER].u.folder.cn == 555);
+	assert_int_equal(g[MB_OPI_GET_CONTENTS_TABLE].u.table.rows, 100);
+	assert_int_equal(g[MB_OPI_QUERY_ROWS].u.rows.nrows, 3);
+	assert_int_equal(g[MB_OPI_QUERY_ROWS].u.rows.more, 1);
+	assert_props_eq(g[MB_OPI_QUERY_ROWS].u.rows.vals, rows, 6);
+	assert_int_equal(g[MB_OPI_CALENDAR_RANGE].u.rows.ncols, 3);
+	assert_props_eq(g[MB_OPI_OPEN_MESSAGE].u.props.props, sample_props, 5);
+	assert_true(g[MB_OPI_SAVE_CHANGES].u.saved.cn == 10);
+	assert_true(g[MB_OPI_CREATE_CONTACT].u.saved.mid == 11);
+	assert_int_equal(g[MB_OPI_SUBMIT].u.submit.n, 2);
+	assert_true(g[MB_OPI_SUBMIT].u.submit.dl[1].mid == 200);
+	assert_int_equal(g[MB_OPI_SUBMIT].u.submit.dl[1].mailbox, 6);
+	assert_int_equal(g[MB_OPI_DELETE_MESSAGES].u.count.n, 3);
+	assert_memory_equal(g[MB_OPI_MOVE_COPY].u.moved.mids, mids3, sizeof(mids3));
+	assert_int_equal(g[MB_OPI_FREEBUSY].u.freebusy.blocks[0].status, 2);
+	assert_int_equal(g[MB_OPI_SYNC_DOWNLOAD].u.sync_down.n, 2);
+	assert_int_equal(g[MB_OPI_SYNC_DOWNLOAD].u.sync_down.items[1].deleted, 1);
+	assert_props_eq(g[MB_OPI_SYNC_DOWNLOAD].u.sync_down.items[0].props, sample_props, 5);
+	assert_true(g[MB_OPI_SYNC_UPLOAD].u.sync_up.cn == 77);
+	assert_int_equal(g[MB_OP_COUNT].status, MB_EACCES);
+
+	for (size_t cut = 0; cut < len; cut++) {
+		mb_arena_reset(a);
+		assert_int_not_equal(mb_reply_decode(p, cut, 1, a, &got), 0);
+	}
+	mb_buf_destroy(out);
+	mb_buf_destroy(tmp);
+	mb_buf_destroy(scratch);
+	mb_arena_destroy(a);
+}
+
+static void test_notify_and_error(void **state)
+{
+	(void)state;
+	struct mb_event ev[2] = {{MB_EVENT_NEW_MAIL, MB_FID(1, 2), 5, 6, 700},
+				 {MB_EVENT_NEW_MAIL, MB_FID(1, 2), 7, 8, 900}};
+	struct mb_notify n = {2, ev}, got;
+	struct mb_buf *out, *tmp, *scratch;
+	struct mb_arena *a;
+	const uint8_t *p;
+	size_t len;
+	mb_buf_create(0, &out);
+	mb_buf_create(0, &tmp);
+	mb_buf_create(0, &scratch);
+	mb_arena_create(1 << 16, &a);
+	assert_int_equal(mb_notify_encode(out, tmp, &n, NULL, NULL), 0);
+	frame_roundtrip(out, scratch, MB_FRAME_NOTIFY, &p, &len);
+	assert_int_equal(mb_notify_decode(p, len, a, &got), 0);
+	assert_int_equal(got.n, 2);
+	assert_int_equal(got.events[1].size, 900);
+	assert_true(got.events[0].fid == MB_FID(1, 2));
+
+	mb_buf_reset(out);
+	assert_int_equal(mb_error_encode(out, tmp, 9, MB_EPROTO, "bad frame", NULL), 0);
+	frame_roundtrip(out, scratch, MB_FRAME_ERROR, &p, &len);
+	struct mb_frame_error e;
+	assert_int_equal(mb_error_decode(p, len, &e), 0);
+	assert_int_equal(e.code, MB_EPROTO);
+	assert_true(mb_bytes_eq_str(e.message, "bad frame"));
+	mb_buf_destroy(out);
+	mb_buf_destroy(tmp);
+	mb_buf_destroy(scratch);
+	mb_arena_destroy(a);
+}
+
+static void put32le(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+	p[2] = (uint8_t)(v >> 16);
+	p[3] = (uint8_t)(v >> 24);
+}
+
+static void test_malformed_frames(void **state)
+{
+	(void)state;
+	uint8_t h[MB_FRAME_HDR + 8];
+	struct mb_frame_hdr hdr;
+	size_t total;
+
+	memset(h, 0, sizeof(h));
+	put32le(h, 8);
+	h[4] = MB_PROTO_MAGIC;
+	h[5] = MB_PROTO_VERSION;
+	h[6] = MB_FRAME_REQUEST;
+	put32le(h + 12, 8);
+	/* complete */
+	assert_int_equal(mb_frame_check(h, sizeof(h), 0, &hdr, &total), 0);
+	/* partial header and partial payload */
+	for (size_t i = 0; i < sizeof(h); i++)
+		assert_int_equal(mb_frame_check(h, i, 0, &hdr, &total), MB_EAGAIN);
+	/* bad magic, version, kind, flags */
+	h[4] = 'X';
+	assert_int_equal(mb_frame_check(h, sizeof(h), 0, &hdr, &total), MB_EPROTO);
+	assert_int_equal(mb_frame_check(h, 6, 0, &hdr, &total), MB_EPROTO);
+	h[4] = MB_PROTO_MAGIC;
+	h[5] = 9;
+	assert_int_equal(mb_frame_check(h, sizeof(h), 0, &hdr, &total), MB_EPROTO);
+	h[5] = MB_PROTO_VERSION;
+	h[6] = 0;
+	assert_int_equal(mb_frame_check(h, sizeof(h), 0, &hdr, &total), MB_EPROTO);
+	h[6] = 5;
+	assert_int_equal(mb_frame_check(h, sizeof(h), 0, &hdr, &total), MB_EPROTO);
+	h[6] = MB_FRAME_REQUEST;
+	h[7] = 0x80;
+	assert_int_equal(mb_frame_check(h, sizeof(h), 0, &hdr, &total), MB_EPROTO);
+	h[7] = 0;
+	/* raw_len must equal len when not compressed */
+	put32le(h + 12, 9);
+	assert_int_equal(mb_frame_check(h, sizeof(h), 0, &hdr, &total), MB_EPROTO);
+	put32le(h + 12, 8);
+	/* oversize: above the protocol maximum and above a caller's limit */
+	put32le(h, MB_PROTO_MAX_FRAME + 1);
+	put32le(h + 12, MB_PROTO_MAX_FRAME + 1);
+	assert_int_equal(mb_frame_check(h, sizeof(h), 0, &hdr, &total), MB_ETOOBIG);
+	put32le(h, 8);
+	put32le(h + 12, 8);
+	assert_int_equal(mb_frame_check(h, sizeof(h), 4, &hdr, &total), MB_ETOOBIG);
+	/* compressed claim with garbage payload */
+	h[7] = MB_FRAME_F_LZ4;
+	put32le(h + 12, 1000);
+	memset(h + MB_FRAME_HDR, 0xFF, 8);
+	assert_int_equal(mb_frame_check(h, sizeof(h), 0, &hdr, &total), 0);
+	struct mb_buf *scratch;
+	const uint8_t *p;
+	size_t len;
+	mb_buf_create(0, &scratch);
+	assert_int_equal(mb_frame_payload(&hdr, h, scratch, &p, &len), MB_EPROTO);
+	mb_buf_destroy(scratch);
+}
+
+static void test_bad_payloads(void **state)
+{
+	(void)state;
+	struct mb_arena *a;
+	struct mb_request req;
+	mb_arena_create(1 << 20, &a);
+	/* zero ops */
+	uint8_t z[4] = {0, 0, 0, 0};
+	assert_int_equal(mb_request_decode(z, 4, 1, a, &req), MB_EPROTO);
+	/* count larger than the maximum */
+	uint8_t big[4] = {0xFF, 0xFF, 0, 0};
+	assert_int_equal(mb_request_decode(big, 4, 1, a, &req), MB_EPROTO);
+	/* one op with a body length past the end */
+	uint8_t past[] = {1, 0, 0, 0, MB_OP_RELEASE, 100, 0, 0, 0, 1, 2, 3, 4};
+	assert_int_equal(mb_request_decode(past, sizeof(past), 1, a, &req), MB_EPROTO);
+	/* unknown op code */
+	uint8_t unk[] = {1, 0, 0, 0, 0xEE, 0, 0, 0, 0};
+	assert_int_equal(mb_request_decode(unk, sizeof(unk), 1, a, &req), MB_EPROTO);
+	/* body longer than the op needs */
+	uint8_t extra[] = {1, 0, 0, 0, MB_OP_RELEASE, 5, 0, 0, 0, 1, 2, 3, 4, 5};
+	assert_int_equal(mb_request_decode(extra, sizeof(extra), 1, a, &req), MB_EPROTO);
+	/* an id count that exceeds the bytes left */
+	uint8_t ids[] = {1, 0, 0, 0, MB_OP_DELETE_MESSAGES, 12, 0, 0, 0,
+			 2, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF, 0, 0};
+	assert_int_equal(mb_request_decode(ids, sizeof(ids), 1, a, &req), MB_EPROTO);
+	/* a property of unknown type */
+	uint8_t prop[] = {1, 0, 0, 0, MB_OP_SET_PROPS, 10, 0, 0, 0, 1, 0, 0, 0,
+			  1, 0, 0x99, 0x99, 0x37, 0};
+	assert_int_equal(mb_request_decode(prop, sizeof(prop), 1, a, &req), MB_EPROTO);
+	/* a string length past the end */
+	uint8_t str[] = {1, 0, 0, 0, MB_OP_LOGON_CHALLENGE, 6, 0, 0, 0, 200, 0, 1, 2, 3, 4};
+	assert_int_equal(mb_request_decode(str, sizeof(str), 1, a, &req), MB_EPROTO);
+	/* a tiny arena refuses instead of overflowing */
+	struct mb_arena *tiny;
+	mb_arena_create(16, &tiny);
+	struct mb_op ops[32];
+	int n = build_all_ops(ops);
+	struct mb_request r = {1, (uint16_t)n, ops};
+	struct mb_buf *b;
+	mb_buf_create(0, &b);
+	assert_int_equal(mb_request_encode_payload(b, &r), 0);
+	assert_int_equal(mb_request_decode(mb_buf_data(b), mb_buf_len(b), 1, tiny, &req),
+			 MB_ETOOBIG);
+	mb_buf_destroy(b);
+	mb_arena_destroy(tiny);
+	mb_arena_destroy(a);
+}
+
+static void test_partial_stream(void **state)
+{
+	(void)state;
+	/* two frames arriving byte by byte are found one after the other */
+	struct mb_op ops[32];
+	int n = build_all_ops(ops);
+	struct mb_request r = {1, (uint16_t)n, ops};
+	struct mb_buf *out, *tmp, *rx;
+	mb_buf_create(0, &out);
+	mb_buf_create(0, &tmp);
+	mb_buf_create(0, &rx);
+	assert_int_equal(mb_request_encode(out, tmp, &r, NULL, NULL), 0);
+	r.seq = 2;
+	assert_int_equal(mb_request_encode(out, tmp, &r, NULL, NULL), 0);
+	int frames = 0;
+	for (size_t i = 0; i < mb_buf_len(out); i++) {
+		mb_buf_append(rx, mb_buf_data(out) + i, 1);
+		struct mb_frame_hdr h;
+		size_t total;
+		int rc = mb_frame_check(mb_buf_data(rx), mb_buf_len(rx), 0, &h, &total);
+		if (rc == 0) {
+			frames++;
+			assert_int_equal(h.seq, (uint32_t)frames);
+			mb_buf_consume(rx, total);
+		} else {
+			assert_int_equal(rc, MB_EAGAIN);
+		}
+	}
+	assert_int_equal(frames, 2);
+	assert_int_equal(mb_buf_len(rx), 0);
+	mb_buf_destroy(out);
+	mb_buf_destroy(tmp);
+	mb_buf_destroy(rx);
+}
+
+int main(void)
+{
+	init_props();
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_op_table),
+		cmocka_unit_test(test_request_every_op),
+		cmocka_unit_test(test_reply_every_op),
+		cmocka_unit_test(test_notify_and_error),
+		cmocka_unit_test(test_malformed_frames),
+		cmocka_unit_test(test_bad_payloads),
+		cmocka_unit_test(test_partial_stream),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
