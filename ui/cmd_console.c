@@ -34,6 +34,8 @@ struct app {
 	uv_signal_t winch, term, intr, hup;
 	bool dirty;
 	uint64_t last_draw;
+	enum mb_session_state last_state;
+	bool last_stress;
 };
 
 static void draw(struct app *a)
@@ -111,12 +113,21 @@ static void on_quit_signal(uv_signal_t *h, int sig)
 	want_draw(a);
 }
 
+/* Figures change every second: the 1 Hz redraw shows them.  A change of
+ * state (or of a child) redraws at once. */
 static void on_change(void *arg, struct mb_session *s)
 {
 	struct app *a = arg;
-	(void)s;
-	if (mb_session_state(s) == MB_SS_DONE || mb_session_state(s) == MB_SS_FAILED)
+	enum mb_session_state st = mb_session_state(s);
+	bool stress = mb_session_stress_active(s);
+	if (st == a->last_state && stress == a->last_stress)
+		return;
+	if (st != a->last_state && (st == MB_SS_DONE || st == MB_SS_FAILED))
 		mb_console_reload_runs(&a->c);
+	if (mb_session_failed(s) && !a->c.quitting && (st != a->last_state || stress != a->last_stress))
+		a->c.show_failure = true;
+	a->last_state = st;
+	a->last_stress = stress;
 	want_draw(a);
 }
 

@@ -6,3 +6,6 @@ ui_libmbui_a_SOURCES = \
 	ui/widgets.c ui/widgets.h \
 	ui/console.h ui/screens.c \
 	ui/cmd_console.c
+
+TESTS += tests/integration/console_tmux.sh
+EXTRA_DIST += tests/integration/console_tmux.sh

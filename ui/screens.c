@@ -96,6 +96,10 @@ static void draw_bottom(struct mb_console *c)
 
 /* ---- overview ---- */
 
+#define SPARK_SPAN_S 180
+
+/* "name value ▁▂▅..." : the last SPARK_SPAN_S seconds, each column the mean
+ * of the measured seconds it covers. */
 static void spark_row(struct mb_console *c, int y, int x, int w, enum mb_counter_id id,
 		      const char *name, const double *live, const bool *has)
 {
@@ -107,12 +111,36 @@ static void spark_row(struct mb_console *c, int y, int x, int w, enum mb_counter
 	int sw = w - lw;
 	if (sw <= 0)
 		return;
-	double vals[512];
-	bool vh[512];
-	if (sw > 512)
-		sw = 512;
-	mb_series_tail(mb_session_series(c->s), id, (size_t)sw, vals, vh);
-	mb_w_sparkline(y, x + lw, sw, vals, vh, (size_t)sw);
+	if (sw > 256)
+		sw = 256;
+	int k = (SPARK_SPAN_S + sw - 1) / sw;
+	size_t n = (size_t)sw * (size_t)k;
+	double *vals = malloc(n * sizeof(*vals));
+	bool *vh = malloc(n * sizeof(*vh));
+	double col[256];
+	bool colh[256];
+	if (!vals || !vh) {
+		free(vals);
+		free(vh);
+		return;
+	}
+	mb_series_tail(mb_session_series(c->s), id, n, vals, vh);
+	for (int i = 0; i < sw; i++) {
+		double sum = 0;
+		int m = 0;
+		for (int j = 0; j < k; j++) {
+			size_t at = (size_t)i * (size_t)k + (size_t)j;
+			if (vh[at]) {
+				sum += vals[at];
+				m++;
+			}
+		}
+		colh[i] = m > 0;
+		col[i] = m > 0 ? sum / m : 0;
+	}
+	free(vals);
+	free(vh);
+	mb_w_sparkline(y, x + lw, sw, col, colh, (size_t)sw);
 }
 
 static void init_progress_line(struct mb_console *c, int y, int x, int w)
@@ -157,11 +185,12 @@ static void draw_overview(struct mb_console *c, int top, int h)
 		return;
 	struct mb_table_layout l;
 	int side_w = 40;
-	mb_table_layout(t, COLS, &l);
-	bool side = COLS >= l.total_w + side_w + 2;
+	/* the side panel only when the whole table still fits beside it */
+	mb_table_layout(t, COLS - side_w - 2, &l);
+	bool side = l.ncols == mb_table_cols(t);
 	int table_w = side ? COLS - side_w - 2 : COLS;
 	mb_table_layout(t, table_w, &l);
-	int below = side ? 0 : 3;
+	int below = side ? 0 : 2;
 	int th = h - below;
 	int rows = mb_table_rows(t);
 	int maxscroll = rows - (th - 1);
@@ -169,7 +198,7 @@ static void draw_overview(struct mb_console *c, int top, int h)
 		maxscroll = 0;
 	if (c->scroll[MB_SCR_OVERVIEW] > maxscroll)
 		c->scroll[MB_SCR_OVERVIEW] = maxscroll;
-	mb_w_table(top, 0, th, table_w, t, c->scroll[MB_SCR_OVERVIEW], -1);
+	int shown = mb_w_table(top, 0, th, table_w, t, c->scroll[MB_SCR_OVERVIEW], -1);
 	mb_table_destroy(t);
 
 	bool saturated = lh[MB_C_LOAD_SATURATED] && live[MB_C_LOAD_SATURATED] > 0;
@@ -181,13 +210,20 @@ static void draw_overview(struct mb_console *c, int top, int h)
 			v3, sizeof(v3));
 	if (side) {
 		int x = COLS - side_w, y = top;
-		mb_w_text(y++, x, side_w, MB_ST_HEAD, "last minutes (1 s per column)");
+		mb_w_text(y++, x, side_w, MB_ST_HEAD, "live, and the last 3 minutes");
 		spark_row(c, y++, x, side_w, MB_C_PROCESSOR_PCT, "cpu %", live, lh);
 		spark_row(c, y++, x, side_w, MB_C_RPC_OPS, "rpc op/s", live, lh);
 		spark_row(c, y++, x, side_w, MB_C_CLIENT_LATENCY, "lat ms", live, lh);
 		y++;
 		snprintf(line, sizeof(line), "LoadSim score  %s ms", v1);
-		mb_w_text(y++, x, side_w, MB_ST_LIVE, line);
+		enum mb_verdict sv = mb_threshold_eval(
+			&in.th->counter[MB_C_LOADSIM_SCORE_MS], lh[MB_C_LOADSIM_SCORE_MS],
+			live[MB_C_LOADSIM_SCORE_MS]);
+		mb_w_text(y++, x, side_w,
+			  sv == MB_VERDICT_FAIL   ? MB_ST_FAIL
+			  : sv == MB_VERDICT_PASS ? MB_ST_PASS
+						  : MB_ST_LIVE,
+			  line);
 		snprintf(line, sizeof(line), "users on       %s", v2);
 		mb_w_text(y++, x, side_w, MB_ST_NORMAL, line);
 		snprintf(line, sizeof(line), "accel factor   x%g", mb_session_accel(c->s));
@@ -214,20 +250,24 @@ static void draw_overview(struct mb_console *c, int top, int h)
 			mb_w_text(top + h - 1, x, side_w, MB_ST_DIM, line);
 		}
 	} else {
-		int y = top + th;
+		int y = top + shown + 1;
 		int w3 = COLS / 3;
 		spark_row(c, y, 0, w3 - 1, MB_C_PROCESSOR_PCT, "cpu %", live, lh);
 		spark_row(c, y, w3, w3 - 1, MB_C_RPC_OPS, "rpc/s", live, lh);
 		spark_row(c, y, 2 * w3, COLS - 2 * w3, MB_C_CLIENT_LATENCY, "lat ms", live, lh);
-		snprintf(line, sizeof(line), "score %s ms  users %s  accel x%g  cpu(all) %s%%%s", v1,
-			 v2, mb_session_accel(c->s), v3,
-			 c->scroll[MB_SCR_OVERVIEW] < maxscroll ? "  (Down: more rows)" : "");
-		mb_w_text(y + 1, 0, COLS, MB_ST_NORMAL, line);
-		if (saturated)
-			mb_w_text(y + 2, 0, COLS, MB_ST_WARN,
+		double pct, eta;
+		if (saturated) {
+			mb_w_text(y + 1, 0, COLS, MB_ST_WARN,
 				  "LOAD ENGINE SATURATED: results are misleading");
-		else
-			init_progress_line(c, y + 1, 0, COLS);
+		} else if (mb_session_init_progress(c->s, &pct, &eta)) {
+			mb_w_text(y + 1, 0, 6, MB_ST_WARN, "init ");
+			mb_w_progress(y + 1, 5, COLS - 5, pct, eta);
+		} else {
+			snprintf(line, sizeof(line), "score %s ms  users %s  accel x%g  cpu(all) %s%%%s",
+				 v1, v2, mb_session_accel(c->s), v3,
+				 c->scroll[MB_SCR_OVERVIEW] < maxscroll ? "  (Down: more rows)" : "");
+			mb_w_text(y + 1, 0, COLS, MB_ST_NORMAL, line);
+		}
 	}
 }
 
@@ -683,11 +723,6 @@ static void field_cycle(struct mb_console *c, int f, int dir)
 		snprintf(np.scenario, sizeof(np.scenario), "%s",
 			 strcmp(np.scenario, "online") ? "online" : "cached");
 		(void)dir;
-		/* the new scenario's own defaults */
-		np.users = 0;
-		np.accel = 0;
-		np.scale = 0;
-		np.compression = -1;
 	} else if (f == F_COMPRESSION) {
 		np.compression = mb_session_compression(c->s) ? 0 : 1;
 	} else {
@@ -726,10 +761,6 @@ static void field_edit_done(struct mb_console *c)
 			return;
 		}
 		snprintf(np.scenario, sizeof(np.scenario), "%s", v);
-		np.users = 0;
-		np.accel = 0;
-		np.scale = 0;
-		np.compression = -1;
 		break;
 	case F_USERS: {
 		long u = strtol(v, &end, 10);
@@ -920,6 +951,24 @@ void mb_console_draw(struct mb_console *c)
 		int y = mb_w_dialog(title, l, 3, 50);
 		mb_input_draw(&c->input, y, (COLS - 46) / 2, 44);
 	}
+	if (c->show_failure && !c->confirm_quit && !c->quitting) {
+		const char *l[12];
+		size_t n = 0;
+		static char tail[2048];
+		snprintf(tail, sizeof(tail), "%s", mb_session_failure_detail(c->s));
+		l[n++] = mb_session_message(c->s);
+		l[n++] = "";
+		l[n++] = tail[0] ? "last lines of its error output:" : "(no error output)";
+		/* the last lines, at most 8 */
+		char *lines[64];
+		size_t k = 0;
+		for (char *p = strtok(tail, "\n"); p && k < 64; p = strtok(NULL, "\n"))
+			lines[k++] = p;
+		for (size_t i = k > 8 ? k - 8 : 0; i < k; i++)
+			l[n++] = lines[i];
+		l[n++] = "(any key closes; the run is marked failed)";
+		mb_w_dialog("run failed", l, n, 50);
+	}
 	if (c->confirm_quit) {
 		static const char *const l[] = {"A run is active.", "Stop every child and quit? (y/n)"};
 		mb_w_dialog("quit", l, 2, 40);
@@ -998,7 +1047,7 @@ static void toggle_stress(struct mb_console *c)
 static void stress_threads(struct mb_console *c, int d)
 {
 	int n = (c->restart_threads ? c->restart_threads : mb_session_stress_threads(c->s)) + d;
-	if (n < 1 || n > 256)
+	if (n < 1 || n > 64)
 		return;
 	if (mb_session_stress_active(c->s)) {
 		/* restarted with the new count once the running test has stopped */
@@ -1015,6 +1064,28 @@ void mb_console_key(struct mb_console *c, int key)
 {
 	if (c->quitting)
 		return;
+	if (c->show_failure && !c->confirm_quit && !c->quitting) {
+		const char *l[12];
+		size_t n = 0;
+		static char tail[2048];
+		snprintf(tail, sizeof(tail), "%s", mb_session_failure_detail(c->s));
+		l[n++] = mb_session_message(c->s);
+		l[n++] = "";
+		l[n++] = tail[0] ? "last lines of its error output:" : "(no error output)";
+		/* the last lines, at most 8 */
+		char *lines[64];
+		size_t k = 0;
+		for (char *p = strtok(tail, "\n"); p && k < 64; p = strtok(NULL, "\n"))
+			lines[k++] = p;
+		for (size_t i = k > 8 ? k - 8 : 0; i < k; i++)
+			l[n++] = lines[i];
+		l[n++] = "(any key closes; the run is marked failed)";
+		mb_w_dialog("run failed", l, n, 50);
+	}
+	if (c->show_failure) {
+		c->show_failure = false;
+		return;
+	}
 	if (c->confirm_quit) {
 		if (key == 'y' || key == 'Y')
 			mb_console_quit(c);

@@ -11,10 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-static const char *kind_name(enum mb_counter_kind k)
-{
-	return k == MB_RATE ? "rate" : "gauge";
-}
+static const char *kind_name(enum mb_counter_kind k) { return k == MB_RATE ? "rate" : "gauge"; }
 
 static const char *source_name(enum mb_counter_source s)
 {
@@ -33,25 +30,26 @@ static const char *source_name(enum mb_counter_source s)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: mailbench counters [--json | --markdown]\n"
-		   "\n"
-		   "Print the counters table: JSON key, label, unit, kind (rate per second or\n"
-		   "gauge), the process that measures it, and its definition.  The first %d\n"
-		   "rows are the rows of the published tables, in the published order.\n"
-		   "\n"
-		   "  -j, --json       a JSON array of objects\n"
-		   "  -m, --markdown   a Markdown table (for the docs)\n"
-		   "  -h, --help       this help\n",
+	fprintf(f,
+		"usage: mailbench counters [--json | --markdown]\n"
+		"\n"
+		"Print the counters table: JSON key, label, unit, kind (rate per second or\n"
+		"gauge), the process that measures it, and its definition.  The first %d\n"
+		"rows are the rows of the published tables, in the published order.\n"
+		"\n"
+		"  -j, --json       a JSON array of objects\n"
+		"  -m, --markdown   a Markdown table (for the docs)\n"
+		"  -h, --help       this help\n",
 		MB_PUBLISHED_COUNT);
 }
 
 int mb_cmd_counters(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"json", no_argument, NULL, 'j'},
-		{"markdown", no_argument, NULL, 'm'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	    {"json", no_argument, NULL, 'j'},
+	    {"markdown", no_argument, NULL, 'm'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	int c, format = 0; /* 0 text, 1 json, 2 markdown */
 
@@ -82,12 +80,11 @@ int mb_cmd_counters(int argc, char **argv)
 		for (int i = 0; i < MB_COUNTER_COUNT; i++) {
 			const struct mb_counter_def *d = &mb_counters[i];
 			json_array_append_new(
-				a, json_pack("{s:s, s:s, s:s, s:s, s:s, s:i, s:b, s:s}", "key", d->key,
-					     "label", d->label, "unit", d->unit, "kind",
-					     kind_name(d->kind), "source", source_name(d->source),
-					     "decimals", d->decimals, "published",
-					     mb_counter_published(d->id), "definition",
-					     d->definition));
+			    a, json_pack("{s:s, s:s, s:s, s:s, s:s, s:i, s:b, s:s}", "key", d->key,
+					 "label", d->label, "unit", d->unit, "kind",
+					 kind_name(d->kind), "source", source_name(d->source),
+					 "decimals", d->decimals, "published",
+					 mb_counter_published(d->id), "definition", d->definition));
 		}
 		int rc = json_dumpf(a, stdout, JSON_INDENT(2));
 		json_decref(a);

@@ -11,6 +11,7 @@
 #include "core/scenario.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -143,7 +144,8 @@ static int cmd_show(const char *name, bool json)
 		return report_error(rc, &err);
 	}
 	if (json) {
-		rc = print_json(l->storage ? mb_storage_cfg_json(&l->st) : mb_scenario_json(&l->sc));
+		rc =
+		    print_json(l->storage ? mb_storage_cfg_json(&l->st) : mb_scenario_json(&l->sc));
 	} else if (l->storage) {
 		mb_storage_cfg_print(stdout, &l->st);
 		print_storage_ref(&l->st);
@@ -165,7 +167,7 @@ static int cmd_list(bool json)
 	const char *dir = mb_scenario_dir();
 	DIR *d = opendir(dir);
 	if (!d) {
-		fprintf(stderr, "%s: cannot open the scenario directory\n", dir);
+		fprintf(stderr, "%s: cannot open the scenario directory: %s\n", dir, strerror(errno));
 		return MB_EXIT_USAGE;
 	}
 	char **names = NULL;
@@ -203,11 +205,12 @@ static int cmd_list(bool json)
 		else
 			mb_cfg_error_format(&err, msg, sizeof(msg));
 		if (json) {
-			json_t *o = json_pack("{s:s, s:s, s:s, s:s}", "name", names[i], "kind", kind,
-					      "title", rc == 0 ? title : msg, "path", path);
+			json_t *o = json_pack("{s:s, s:s, s:s, s:s}", "name", names[i], "kind",
+					      kind, "title", rc == 0 ? title : msg, "path", path);
 			json_array_append_new(arr, o);
 		} else {
-			printf("%-16s %-8s %-40s %s\n", names[i], kind, rc == 0 ? title : msg, path);
+			printf("%-16s %-8s %-40s %s\n", names[i], kind, rc == 0 ? title : msg,
+			       path);
 		}
 	}
 	for (size_t i = 0; i < n; i++)
@@ -220,10 +223,10 @@ static int cmd_list(bool json)
 int mb_cmd_scenario(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"json", no_argument, NULL, 'j'},
-		{"storage", no_argument, NULL, 's'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	    {"json", no_argument, NULL, 'j'},
+	    {"storage", no_argument, NULL, 's'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	bool json = false, storage = false;
 	int c;

@@ -19,8 +19,8 @@
 
 #define MB_HIST_SUB_BITS 7
 #define MB_HIST_SUB (1u << MB_HIST_SUB_BITS) /* 128 sub-buckets per octave */
-#define MB_HIST_LO 1000ull                   /* 1 us */
-#define MB_HIST_HI 100000000000ull           /* 100 s */
+#define MB_HIST_LO 1000ull		     /* 1 us */
+#define MB_HIST_HI 100000000000ull	     /* 100 s */
 
 /* Raw index of v >= 2 * MB_HIST_SUB. */
 static unsigned raw_index(uint64_t v)
@@ -77,10 +77,7 @@ int mb_hist_create(struct mb_hist **out)
 	return 0;
 }
 
-void mb_hist_destroy(struct mb_hist *h)
-{
-	free(h);
-}
+void mb_hist_destroy(struct mb_hist *h) { free(h); }
 
 void mb_hist_record_n(struct mb_hist *h, uint64_t ns, uint64_t count)
 {
@@ -95,10 +92,7 @@ void mb_hist_record_n(struct mb_hist *h, uint64_t ns, uint64_t count)
 	h->bucket[bucket_of(ns)] += count;
 }
 
-void mb_hist_record(struct mb_hist *h, uint64_t ns)
-{
-	mb_hist_record_n(h, ns, 1);
-}
+void mb_hist_record(struct mb_hist *h, uint64_t ns) { mb_hist_record_n(h, ns, 1); }
 
 void mb_hist_merge(struct mb_hist *dst, const struct mb_hist *src)
 {
@@ -120,25 +114,16 @@ void mb_hist_reset(struct mb_hist *h)
 	memset(h->bucket, 0, h->nbuckets * sizeof(h->bucket[0]));
 }
 
-uint64_t mb_hist_count(const struct mb_hist *h)
-{
-	return h->count;
-}
+uint64_t mb_hist_count(const struct mb_hist *h) { return h->count; }
 
 double mb_hist_mean_ns(const struct mb_hist *h)
 {
 	return h->count ? (double)h->sum / (double)h->count : 0.0;
 }
 
-uint64_t mb_hist_min_ns(const struct mb_hist *h)
-{
-	return h->min;
-}
+uint64_t mb_hist_min_ns(const struct mb_hist *h) { return h->min; }
 
-uint64_t mb_hist_max_ns(const struct mb_hist *h)
-{
-	return h->max;
-}
+uint64_t mb_hist_max_ns(const struct mb_hist *h) { return h->max; }
 
 uint64_t mb_hist_percentile_ns(const struct mb_hist *h, double p)
 {
@@ -149,7 +134,9 @@ uint64_t mb_hist_percentile_ns(const struct mb_hist *h, double p)
 	if (p >= 100.0)
 		return h->max;
 	/* nearest rank: the smallest value with at least p% at or below it */
-	double r = p / 100.0 * (double)h->count;
+	/* the relative slack keeps p = 100 * k / count on rank k despite
+	 * rounding (29 / 100 * 100 is 29.000000000000004) */
+	double r = p / 100.0 * (double)h->count * (1.0 - 1e-12);
 	uint64_t rank = (uint64_t)r;
 	if ((double)rank < r)
 		rank++;

@@ -39,3 +39,6 @@ TESTS += tests/unit/test_counters
 tests_unit_test_counters_SOURCES = tests/unit/test_counters.c
 tests_unit_test_counters_CFLAGS = $(MBTEST_CFLAGS)
 tests_unit_test_counters_LDADD = $(MBTEST_LIBS)
+
+TESTS += tests/integration/scenario_cli.sh
+EXTRA_DIST += tests/integration/scenario_cli.sh

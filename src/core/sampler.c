@@ -181,10 +181,7 @@ int mb_host_sample(struct mb_host_sample *out)
 	return have_cpu && have_ctxt ? 0 : MB_EPROTO;
 }
 
-static double delta(uint64_t a, uint64_t b)
-{
-	return b > a ? (double)(b - a) : 0.0;
-}
+static double delta(uint64_t a, uint64_t b) { return b > a ? (double)(b - a) : 0.0; }
 
 int mb_proc_rates(const struct mb_proc_sample *a, const struct mb_proc_sample *b,
 		  struct mb_proc_rates *out)

@@ -35,7 +35,7 @@
 
 const struct mb_action_def mb_actions[MB_ACTION_COUNT] = {
 #define MB_X_ADEF(id, key, label) [MB_A_##id] = {key, label},
-	MB_ACTION_TABLE(MB_X_ADEF)
+    MB_ACTION_TABLE(MB_X_ADEF)
 #undef MB_X_ADEF
 };
 
@@ -43,7 +43,7 @@ const struct mb_action_def mb_actions[MB_ACTION_COUNT] = {
 /* The option tables                                                    */
 
 enum opt_type {
-	OT_INT,       /* int */
+	OT_INT,	      /* int */
 	OT_DOUBLE,    /* double */
 	OT_BOOL,      /* bool */
 	OT_STRING,    /* char[size] */
@@ -79,7 +79,7 @@ struct opt {
 	unsigned flags;
 	const char *help;
 	const char *const *choices; /* ENUM / SCHOICE, NULL-terminated */
-	size_t aux;                 /* count (lists) or has-flag (F_HAS) */
+	size_t aux;		    /* count (lists) or has-flag (F_HAS) */
 	const struct opt_family *fam;
 	size_t stride, aux_stride; /* family: distance between members */
 	const struct opt_table *sub;
@@ -95,22 +95,10 @@ struct opt_table {
 	int (*check)(struct ld *ld, const struct opt_table *t, void *obj);
 };
 
-static const char *action_key(int i)
-{
-	return mb_actions[i].key;
-}
-static const char *action_label(int i)
-{
-	return mb_actions[i].label;
-}
-static const char *counter_key(int i)
-{
-	return mb_counters[i].key;
-}
-static const char *counter_label(int i)
-{
-	return mb_counters[i].label;
-}
+static const char *action_key(int i) { return mb_actions[i].key; }
+static const char *action_label(int i) { return mb_actions[i].label; }
+static const char *counter_key(int i) { return mb_counters[i].key; }
+static const char *counter_label(int i) { return mb_counters[i].label; }
 
 static const struct opt_family fam_actions = {MB_ACTION_COUNT, action_key, action_label};
 static const struct opt_family fam_published = {MB_PUBLISHED_COUNT, counter_key, counter_label};
@@ -123,172 +111,182 @@ static const char *const storage_modes[] = {"transactions", "io", NULL};
 static const char *const storage_types[] = {"performance", "soft-recovery", "checksum", NULL};
 
 #define BIG 1e12
-#define O_INT(T, p, f, d, lo, hi, fl, h)                                                   \
-	{.path = p, .type = OT_INT, .off = offsetof(T, f), .def = d, .min = lo, .max = hi,     \
-	 .flags = fl, .help = h}
-#define O_DBL(T, p, f, d, lo, hi, fl, h)                                                   \
-	{.path = p, .type = OT_DOUBLE, .off = offsetof(T, f), .def = d, .min = lo, .max = hi,  \
-	 .flags = fl, .help = h}
-#define O_BOOL(T, p, f, d, fl, h)                                                          \
-	{.path = p, .type = OT_BOOL, .off = offsetof(T, f), .def = d, .flags = fl, .help = h}
-#define O_STR(T, p, f, d, fl, h)                                                           \
-	{.path = p, .type = OT_STRING, .off = offsetof(T, f), .size = sizeof(((T *)0)->f),     \
-	 .sdef = d, .flags = fl, .help = h}
-#define O_ENUM(T, p, f, ch, d, fl, h)                                                      \
-	{.path = p, .type = OT_ENUM, .off = offsetof(T, f), .choices = ch, .sdef = d,          \
-	 .flags = fl, .help = h}
-#define O_SCHOICE(T, p, f, ch, d, fl, h)                                                   \
-	{.path = p, .type = OT_SCHOICE, .off = offsetof(T, f), .size = sizeof(((T *)0)->f),    \
-	 .choices = ch, .sdef = d, .flags = fl, .help = h}
+#define O_INT(T, p, f, d, lo, hi, fl, h)                                                           \
+	{                                                                                          \
+		.path = p, .type = OT_INT, .off = offsetof(T, f), .def = d, .min = lo, .max = hi,  \
+		.flags = fl, .help = h                                                             \
+	}
+#define O_DBL(T, p, f, d, lo, hi, fl, h)                                                           \
+	{                                                                                          \
+		.path = p, .type = OT_DOUBLE, .off = offsetof(T, f), .def = d, .min = lo,          \
+		.max = hi, .flags = fl, .help = h                                                  \
+	}
+#define O_BOOL(T, p, f, d, fl, h)                                                                  \
+	{                                                                                          \
+		.path = p, .type = OT_BOOL, .off = offsetof(T, f), .def = d, .flags = fl,          \
+		.help = h                                                                          \
+	}
+#define O_STR(T, p, f, d, fl, h)                                                                   \
+	{                                                                                          \
+		.path = p, .type = OT_STRING, .off = offsetof(T, f), .size = sizeof(((T *)0)->f),  \
+		.sdef = d, .flags = fl, .help = h                                                  \
+	}
+#define O_ENUM(T, p, f, ch, d, fl, h)                                                              \
+	{                                                                                          \
+		.path = p, .type = OT_ENUM, .off = offsetof(T, f), .choices = ch, .sdef = d,       \
+		.flags = fl, .help = h                                                             \
+	}
+#define O_SCHOICE(T, p, f, ch, d, fl, h)                                                           \
+	{                                                                                          \
+		.path = p, .type = OT_SCHOICE, .off = offsetof(T, f), .size = sizeof(((T *)0)->f), \
+		.choices = ch, .sdef = d, .flags = fl, .help = h                                   \
+	}
 
 /* ---- struct mb_published_column: one element of published.columns ---- */
 #define PC struct mb_published_column
 static const struct opt column_opts[] = {
-	O_STR(PC, "id", id, "", F_REQ | F_PUB, "column letter as published: a, b, ..."),
-	O_STR(PC, "heading", heading, "", F_REQ | F_PUB, "the published column heading"),
-	O_STR(PC, "platform", platform, "", F_REQ | F_PUB, "header row: server platform"),
-	O_STR(PC, "engine", engine, "", F_REQ | F_PUB, "header row: server software"),
-	O_STR(PC, "client", client, "", F_REQ | F_PUB, "header row: client software and mode"),
-	O_STR(PC, "client_os", client_os, "", F_PUB, "header row: client operating system"),
-	O_BOOL(PC, "smt", smt, false, F_REQ | F_PUB, "header row: Hyper-Threading on"),
-	{.path = "values",
-	 .type = OT_DOUBLE,
-	 .off = offsetof(PC, value),
-	 .stride = sizeof(double),
-	 .aux = offsetof(PC, has),
-	 .aux_stride = sizeof(bool),
-	 .fam = &fam_published,
-	 .min = 0,
-	 .max = BIG,
-	 .flags = F_HAS | F_PUB,
-	 .help = "the published value of this counter row (absent: not published)"},
+    O_STR(PC, "id", id, "", F_REQ | F_PUB, "column letter as published: a, b, ..."),
+    O_STR(PC, "heading", heading, "", F_REQ | F_PUB, "the published column heading"),
+    O_STR(PC, "platform", platform, "", F_REQ | F_PUB, "header row: server platform"),
+    O_STR(PC, "engine", engine, "", F_REQ | F_PUB, "header row: server software"),
+    O_STR(PC, "client", client, "", F_REQ | F_PUB, "header row: client software and mode"),
+    O_STR(PC, "client_os", client_os, "", F_PUB, "header row: client operating system"),
+    O_BOOL(PC, "smt", smt, false, F_REQ | F_PUB, "header row: Hyper-Threading on"),
+    {.path = "values",
+     .type = OT_DOUBLE,
+     .off = offsetof(PC, value),
+     .stride = sizeof(double),
+     .aux = offsetof(PC, has),
+     .aux_stride = sizeof(bool),
+     .fam = &fam_published,
+     .min = 0,
+     .max = BIG,
+     .flags = F_HAS | F_PUB,
+     .help = "the published value of this counter row (absent: not published)"},
 };
-static const struct opt_table column_table = {"published column", column_opts,
-					      (int)(sizeof(column_opts) / sizeof(column_opts[0])),
-					      NULL};
+static const struct opt_table column_table = {
+    "published column", column_opts, (int)(sizeof(column_opts) / sizeof(column_opts[0])), NULL};
 
 /* ---- struct mb_scenario ---- */
 #define SC struct mb_scenario
 static int check_scenario(struct ld *ld, const struct opt_table *t, void *obj);
 static const struct opt scenario_opts[] = {
-	{.path = "base",
-	 .type = OT_BASE,
-	 .help = "start from this scenario (name or path) and override what follows"},
-	{.path = "kind",
-	 .type = OT_KIND,
-	 .choices = kind_mailbox,
-	 .sdef = "mailbox",
-	 .flags = F_REQ,
-	 .help = "file kind: \"mailbox\" here (\"storage\" files are for storage-test)"},
-	O_STR(SC, "title", title, "", F_REQ, "one-line title shown in lists and headers"),
-	O_INT(SC, "number", number, 0, 0, 99, F_REQ, "published scenario number (1, 2; 0 = own)"),
-	O_ENUM(SC, "mode", mode, mode_names, "online", F_REQ,
-	       "client mode: online (every view is an RPC) or cached (local replica, sync)"),
+    {.path = "base",
+     .type = OT_BASE,
+     .help = "start from this scenario (name or path) and override what follows"},
+    {.path = "kind",
+     .type = OT_KIND,
+     .choices = kind_mailbox,
+     .sdef = "mailbox",
+     .flags = F_REQ,
+     .help = "file kind: \"mailbox\" here (\"storage\" files are for storage-test)"},
+    O_STR(SC, "title", title, "", F_REQ, "one-line title shown in lists and headers"),
+    O_INT(SC, "number", number, 0, 0, 99, F_REQ, "published scenario number (1, 2; 0 = own)"),
+    O_ENUM(SC, "mode", mode, mode_names, "online", F_REQ,
+	   "client mode: online (every view is an RPC) or cached (local replica, sync)"),
 
-	O_INT(SC, "topology.users", users, 0, 1, 1000000, F_REQ | F_PUB,
-	      "users of the published topology"),
-	O_INT(SC, "topology.databases", databases, 0, 1, 1000, F_REQ | F_PUB,
-	      "databases (spread evenly over the storage groups)"),
-	O_INT(SC, "topology.storage_groups", storage_groups, 0, 1, 100, F_REQ | F_PUB,
-	      "storage groups (each shares one transaction log stream)"),
-	O_INT(SC, "topology.db_cache_mb", db_cache_mb, 0, 1, 1048576, F_REQ | F_PUB,
-	      "database cache, MiB, at scale 1"),
-	O_DBL(SC, "topology.mailbox_mb", mailbox_mb, 0, 0.001, 1048576, F_REQ | F_PUB,
-	      "average mailbox size, MB, at scale 1"),
-	O_INT(SC, "topology.page_kb", page_kb, 32, 4, 32, 0, "database page size, KB: 4, 8 or 32"),
-	O_INT(SC, "topology.users_per_client", users_per_client, 0, 1, 1000000, F_REQ | F_PUB,
-	      "simulated clients per load-client machine"),
+    O_INT(SC, "topology.users", users, 0, 1, 1000000, F_REQ | F_PUB,
+	  "users of the published topology"),
+    O_INT(SC, "topology.databases", databases, 0, 1, 1000, F_REQ | F_PUB,
+	  "databases (spread evenly over the storage groups)"),
+    O_INT(SC, "topology.storage_groups", storage_groups, 0, 1, 100, F_REQ | F_PUB,
+	  "storage groups (each shares one transaction log stream)"),
+    O_INT(SC, "topology.db_cache_mb", db_cache_mb, 0, 1, 1048576, F_REQ | F_PUB,
+	  "database cache, MiB, at scale 1"),
+    O_DBL(SC, "topology.mailbox_mb", mailbox_mb, 0, 0.001, 1048576, F_REQ | F_PUB,
+	  "average mailbox size, MB, at scale 1"),
+    O_INT(SC, "topology.page_kb", page_kb, 32, 4, 32, 0, "database page size, KB: 4, 8 or 32"),
+    O_INT(SC, "topology.users_per_client", users_per_client, 0, 1, 1000000, F_REQ | F_PUB,
+	  "simulated clients per load-client machine"),
 
-	O_STR(SC, "testbed.server", testbed_server, "", F_PUB, "published server hardware"),
-	O_STR(SC, "testbed.db_storage", testbed_db_storage, "", F_PUB,
-	      "published database storage"),
-	O_STR(SC, "testbed.log_storage", testbed_log_storage, "", F_PUB,
-	      "published log storage"),
-	O_STR(SC, "testbed.clients", testbed_clients, "", F_PUB, "published load clients"),
+    O_STR(SC, "testbed.server", testbed_server, "", F_PUB, "published server hardware"),
+    O_STR(SC, "testbed.db_storage", testbed_db_storage, "", F_PUB, "published database storage"),
+    O_STR(SC, "testbed.log_storage", testbed_log_storage, "", F_PUB, "published log storage"),
+    O_STR(SC, "testbed.clients", testbed_clients, "", F_PUB, "published load clients"),
 
-	O_INT(SC, "run.users", run_users, 1000, 1, 1000000, 0,
-	      "users simulated by default on this machine (--users overrides)"),
-	O_DBL(SC, "run.scale", scale, 0.05, 0.0001, 1.0, 0,
-	      "multiplies the mailbox contents and the database cache (1 = published size)"),
-	O_DBL(SC, "run.accel", accel, 8.0, 0.01, 10000, 0,
-	      "action rate multiplier of the 8-hour day (--accel overrides)"),
-	O_BOOL(SC, "run.compression", compression, true, 0, "LZ4 compression of RPC payloads"),
-	O_INT(SC, "run.compression_min_bytes", compression_min_bytes, 256, 0, 1 << 24, 0,
-	      "payloads smaller than this are sent uncompressed"),
-	O_DBL(SC, "run.ramp_s", ramp_s, 30, 0, 86400, 0, "logon ramp-up, seconds"),
-	O_DBL(SC, "run.duration_s", duration_s, 300, 1, 30 * 86400, 0,
-	      "measured run length, seconds (--duration overrides)"),
-	O_DBL(SC, "run.warmup_s", warmup_s, 30, 0, 86400, 0,
-	      "seconds after the ramp-up that are not measured"),
+    O_INT(SC, "run.users", run_users, 1000, 1, 1000000, 0,
+	  "users simulated by default on this machine (--users overrides)"),
+    O_DBL(SC, "run.scale", scale, 0.05, 0.0001, 1.0, 0,
+	  "multiplies the mailbox contents and the database cache (1 = published size)"),
+    O_DBL(SC, "run.accel", accel, 8.0, 0.01, 10000, 0,
+	  "action rate multiplier of the 8-hour day (--accel overrides)"),
+    O_BOOL(SC, "run.compression", compression, true, 0, "LZ4 compression of RPC payloads"),
+    O_INT(SC, "run.compression_min_bytes", compression_min_bytes, 256, 0, 1 << 24, 0,
+	  "payloads smaller than this are sent uncompressed"),
+    O_DBL(SC, "run.ramp_s", ramp_s, 30, 0, 86400, 0, "logon ramp-up, seconds"),
+    O_DBL(SC, "run.duration_s", duration_s, 300, 1, 30 * 86400, 0,
+	  "measured run length, seconds (--duration overrides)"),
+    O_DBL(SC, "run.warmup_s", warmup_s, 30, 0, 86400, 0,
+	  "seconds after the ramp-up that are not measured"),
 
-	O_INT(SC, "mailbox.inbox_messages", inbox_messages, 0, 0, 1000000, F_REQ | F_PUB,
-	      "messages in Inbox"),
-	O_INT(SC, "mailbox.deleted_items_messages", deleted_items_messages, 0, 0, 1000000,
-	      F_REQ | F_PUB, "messages in Deleted Items"),
-	O_INT(SC, "mailbox.new_folders", new_folders, 0, 0, 10000, F_REQ | F_PUB, "new folders"),
-	O_INT(SC, "mailbox.messages_per_folder", messages_per_folder, 0, 0, 1000000,
-	      F_REQ | F_PUB, "messages per new folder"),
-	O_INT(SC, "mailbox.calendar_appointments", calendar_appointments, 0, 0, 1000000,
-	      F_REQ | F_PUB, "appointments in Calendar"),
-	O_INT(SC, "mailbox.contacts", contacts, 0, 0, 1000000, F_REQ | F_PUB, "contacts"),
-	O_INT(SC, "mailbox.avg_message_kb", avg_message_kb, 0, 1, 1048576, F_REQ | F_PUB,
-	      "average message size, KB"),
+    O_INT(SC, "mailbox.inbox_messages", inbox_messages, 0, 0, 1000000, F_REQ | F_PUB,
+	  "messages in Inbox"),
+    O_INT(SC, "mailbox.deleted_items_messages", deleted_items_messages, 0, 0, 1000000,
+	  F_REQ | F_PUB, "messages in Deleted Items"),
+    O_INT(SC, "mailbox.new_folders", new_folders, 0, 0, 10000, F_REQ | F_PUB, "new folders"),
+    O_INT(SC, "mailbox.messages_per_folder", messages_per_folder, 0, 0, 1000000, F_REQ | F_PUB,
+	  "messages per new folder"),
+    O_INT(SC, "mailbox.calendar_appointments", calendar_appointments, 0, 0, 1000000, F_REQ | F_PUB,
+	  "appointments in Calendar"),
+    O_INT(SC, "mailbox.contacts", contacts, 0, 0, 1000000, F_REQ | F_PUB, "contacts"),
+    O_INT(SC, "mailbox.avg_message_kb", avg_message_kb, 0, 1, 1048576, F_REQ | F_PUB,
+	  "average message size, KB"),
 
-	O_INT(SC, "distribution_lists.per_site", dl_per_site, 0, 0, 1000000, F_REQ | F_PUB,
-	      "distribution lists per site"),
-	O_INT(SC, "distribution_lists.min_members", dl_min_members, 0, 0, 1000000, F_REQ | F_PUB,
-	      "minimum members of a distribution list"),
-	O_INT(SC, "distribution_lists.avg_members", dl_avg_members, 0, 0, 1000000, F_REQ | F_PUB,
-	      "average members"),
-	O_INT(SC, "distribution_lists.max_members", dl_max_members, 0, 0, 1000000, F_REQ | F_PUB,
-	      "maximum members"),
+    O_INT(SC, "distribution_lists.per_site", dl_per_site, 0, 0, 1000000, F_REQ | F_PUB,
+	  "distribution lists per site"),
+    O_INT(SC, "distribution_lists.min_members", dl_min_members, 0, 0, 1000000, F_REQ | F_PUB,
+	  "minimum members of a distribution list"),
+    O_INT(SC, "distribution_lists.avg_members", dl_avg_members, 0, 0, 1000000, F_REQ | F_PUB,
+	  "average members"),
+    O_INT(SC, "distribution_lists.max_members", dl_max_members, 0, 0, 1000000, F_REQ | F_PUB,
+	  "maximum members"),
 
-	{.path = "actions_per_day",
-	 .type = OT_DOUBLE,
-	 .off = offsetof(SC, actions_per_day),
-	 .stride = sizeof(double),
-	 .fam = &fam_actions,
-	 .min = 0,
-	 .max = 100000,
-	 .flags = F_REQ | F_PUB,
-	 .help = "times each user does this action in an 8-hour day"},
-	O_DBL(SC, "messages_received_per_day", messages_received_per_day, 0, 0, 1e6, F_REQ | F_PUB,
-	      "published outcome: messages each user receives per day"),
-	O_DBL(SC, "messages_sent_per_day", messages_sent_per_day, 0, 0, 1e6, F_REQ | F_PUB,
-	      "published outcome: messages each user sends per day (recipients counted)"),
+    {.path = "actions_per_day",
+     .type = OT_DOUBLE,
+     .off = offsetof(SC, actions_per_day),
+     .stride = sizeof(double),
+     .fam = &fam_actions,
+     .min = 0,
+     .max = 100000,
+     .flags = F_REQ | F_PUB,
+     .help = "times each user does this action in an 8-hour day"},
+    O_DBL(SC, "messages_received_per_day", messages_received_per_day, 0, 0, 1e6, F_REQ | F_PUB,
+	  "published outcome: messages each user receives per day"),
+    O_DBL(SC, "messages_sent_per_day", messages_sent_per_day, 0, 0, 1e6, F_REQ | F_PUB,
+	  "published outcome: messages each user sends per day (recipients counted)"),
 
-	O_STR(SC, "published.title", results_title, "", F_PUB, "the published results table"),
-	O_STR(SC, "published.note", results_note, "", F_PUB, "notes published with the results"),
-	{.path = "published.columns",
-	 .type = OT_LIST,
-	 .off = offsetof(SC, columns),
-	 .size = MB_MAX_COLUMNS,
-	 .aux = offsetof(SC, column_count),
-	 .sub = &column_table,
-	 .elem_size = sizeof(struct mb_published_column),
-	 .flags = F_PUB,
-	 .help = "the published result columns, left to right"},
+    O_STR(SC, "published.title", results_title, "", F_PUB, "the published results table"),
+    O_STR(SC, "published.note", results_note, "", F_PUB, "notes published with the results"),
+    {.path = "published.columns",
+     .type = OT_LIST,
+     .off = offsetof(SC, columns),
+     .size = MB_MAX_COLUMNS,
+     .aux = offsetof(SC, column_count),
+     .sub = &column_table,
+     .elem_size = sizeof(struct mb_published_column),
+     .flags = F_PUB,
+     .help = "the published result columns, left to right"},
 
-	{.path = "thresholds",
-	 .type = OT_THRESHOLD,
-	 .off = offsetof(SC, thresholds),
-	 .stride = sizeof(struct mb_threshold),
-	 .fam = &fam_counters,
-	 .help = "pass/fail condition on the counter over the run, e.g. \"< 1000\""},
+    {.path = "thresholds",
+     .type = OT_THRESHOLD,
+     .off = offsetof(SC, thresholds),
+     .stride = sizeof(struct mb_threshold),
+     .fam = &fam_counters,
+     .help = "pass/fail condition on the counter over the run, e.g. \"< 1000\""},
 };
 static const struct opt_table scenario_table = {
-	"scenario file (scenarios 1 and 2)", scenario_opts,
-	(int)(sizeof(scenario_opts) / sizeof(scenario_opts[0])), check_scenario};
+    "scenario file (scenarios 1 and 2)", scenario_opts,
+    (int)(sizeof(scenario_opts) / sizeof(scenario_opts[0])), check_scenario};
 
 /* ---- struct mb_storage_ref: one element of published.rows ---- */
 #define SR struct mb_storage_ref
 static const struct opt ref_opts[] = {
-	O_INT(SR, "threads", threads, 0, 1, 1024, F_REQ | F_PUB, "thread count"),
-	O_DBL(SR, "iops", iops, 0, 0, BIG, F_REQ | F_PUB, "total IOPS"),
-	O_DBL(SR, "db_read_ms", db_read_ms, 0, 0, BIG, F_REQ | F_PUB,
-	      "database read average latency, ms"),
-	O_DBL(SR, "log_write_ms", log_write_ms, 0, 0, BIG, F_REQ | F_PUB,
-	      "log write average latency, ms"),
+    O_INT(SR, "threads", threads, 0, 1, 1024, F_REQ | F_PUB, "thread count"),
+    O_DBL(SR, "iops", iops, 0, 0, BIG, F_REQ | F_PUB, "total IOPS"),
+    O_DBL(SR, "db_read_ms", db_read_ms, 0, 0, BIG, F_REQ | F_PUB,
+	  "database read average latency, ms"),
+    O_DBL(SR, "log_write_ms", log_write_ms, 0, 0, BIG, F_REQ | F_PUB,
+	  "log write average latency, ms"),
 };
 static const struct opt_table ref_table = {"published row", ref_opts,
 					   (int)(sizeof(ref_opts) / sizeof(ref_opts[0])), NULL};
@@ -297,68 +295,68 @@ static const struct opt_table ref_table = {"published row", ref_opts,
 #define ST struct mb_storage_cfg
 static int check_storage(struct ld *ld, const struct opt_table *t, void *obj);
 static const struct opt storage_opts[] = {
-	{.path = "base",
-	 .type = OT_BASE,
-	 .help = "start from this storage file (name or path) and override what follows"},
-	{.path = "kind",
-	 .type = OT_KIND,
-	 .choices = kind_storage,
-	 .sdef = "storage",
-	 .flags = F_REQ,
-	 .help = "file kind: \"storage\" here (\"mailbox\" files are scenarios 1 and 2)"},
-	O_STR(ST, "title", title, "", F_REQ, "one-line title"),
-	O_INT(ST, "database.page_kb", page_kb, 32, 4, 32, 0, "page size, KB: 4, 8 or 32"),
-	O_DBL(ST, "database.size_gb", db_size_gb, 2.0, 0.001, 100000, 0,
-	      "size of the test databases together, GB"),
-	O_INT(ST, "database.count", databases, 1, 1, 1000, 0, "test databases"),
-	O_INT(ST, "database.cache_mb", db_cache_mb, 64, 1, 1048576, 0,
-	      "database cache, MiB (small, so that reads reach the disk)"),
-	O_INT(ST, "log.segment_kb", log_segment_kb, 1024, 64, 1048576, 0,
-	      "transaction log segment size, KB"),
-	{.path = "run.threads",
-	 .type = OT_INT_LIST,
-	 .off = offsetof(ST, threads),
-	 .size = MB_STORAGE_MAX_THREADS,
-	 .aux = offsetof(ST, thread_count),
-	 .min = 1,
-	 .max = 1024,
-	 .sdef = "[4, 8, 12]",
-	 .help = "the thread counts of the sweep, one run each (--threads overrides)"},
-	O_DBL(ST, "run.duration_s", duration_s, 60, 1, 30 * 86400, 0,
-	      "measured seconds per thread count (--duration overrides)"),
-	O_DBL(ST, "run.warmup_s", warmup_s, 10, 0, 86400, 0,
-	      "seconds per thread count that are not measured"),
-	O_SCHOICE(ST, "run.mode", mode, storage_modes, "transactions", 0,
-		  "transactions: the engine's own B+tree operations; io: raw page I/O"),
-	O_SCHOICE(ST, "run.type", type, storage_types, "performance", 0,
-		  "performance, soft-recovery (replay the log) or checksum (verify pages)"),
-	O_DBL(ST, "mix.insert_pct", insert_pct, 17, 0, 100, 0, "inserts, % of transactions"),
-	O_DBL(ST, "mix.replace_pct", replace_pct, 68, 0, 100, 0, "replaces, % of transactions"),
-	O_DBL(ST, "mix.delete_pct", delete_pct, 5, 0, 100, 0, "deletes, % of transactions"),
-	O_DBL(ST, "mix.seek_pct", seek_pct, 10, 0, 100, 0, "seeks (reads), % of transactions"),
-	O_DBL(ST, "mix.lazy_commit_pct", lazy_commit_pct, 70, 0, 100, 0,
-	      "transactions committed without waiting for the log flush, %"),
-	O_DBL(ST, "mix.read_pct", read_pct, 60, 0, 100, 0,
-	      "io mode: reads, % of database I/Os (the rest are writes)"),
-	O_DBL(ST, "thresholds.db_read_avg_ms_max", db_read_avg_ms_max, 20, 0.001, 1e6, 0,
-	      "pass: database read average latency below this, ms"),
-	O_DBL(ST, "thresholds.log_write_avg_ms_max", log_write_avg_ms_max, 10, 0.001, 1e6, 0,
-	      "pass: log write average latency below this, ms"),
-	O_STR(ST, "published.heading", ref_heading, "", F_PUB, "the published reference"),
-	O_STR(ST, "published.notes", ref_notes, "", F_PUB, "how the reference was measured"),
-	{.path = "published.rows",
-	 .type = OT_LIST,
-	 .off = offsetof(ST, ref),
-	 .size = MB_STORAGE_MAX_REF,
-	 .aux = offsetof(ST, ref_count),
-	 .sub = &ref_table,
-	 .elem_size = sizeof(struct mb_storage_ref),
-	 .flags = F_PUB,
-	 .help = "the published reference rows"},
+    {.path = "base",
+     .type = OT_BASE,
+     .help = "start from this storage file (name or path) and override what follows"},
+    {.path = "kind",
+     .type = OT_KIND,
+     .choices = kind_storage,
+     .sdef = "storage",
+     .flags = F_REQ,
+     .help = "file kind: \"storage\" here (\"mailbox\" files are scenarios 1 and 2)"},
+    O_STR(ST, "title", title, "", F_REQ, "one-line title"),
+    O_INT(ST, "database.page_kb", page_kb, 32, 4, 32, 0, "page size, KB: 4, 8 or 32"),
+    O_DBL(ST, "database.size_gb", db_size_gb, 2.0, 0.001, 100000, 0,
+	  "size of the test databases together, GB"),
+    O_INT(ST, "database.count", databases, 1, 1, 1000, 0, "test databases"),
+    O_INT(ST, "database.cache_mb", db_cache_mb, 64, 1, 1048576, 0,
+	  "database cache, MiB (small, so that reads reach the disk)"),
+    O_INT(ST, "log.segment_kb", log_segment_kb, 1024, 64, 1048576, 0,
+	  "transaction log segment size, KB"),
+    {.path = "run.threads",
+     .type = OT_INT_LIST,
+     .off = offsetof(ST, threads),
+     .size = MB_STORAGE_MAX_THREADS,
+     .aux = offsetof(ST, thread_count),
+     .min = 1,
+     .max = 1024,
+     .sdef = "[4, 8, 12]",
+     .help = "the thread counts of the sweep, one run each (--threads overrides)"},
+    O_DBL(ST, "run.duration_s", duration_s, 60, 1, 30 * 86400, 0,
+	  "measured seconds per thread count (--duration overrides)"),
+    O_DBL(ST, "run.warmup_s", warmup_s, 10, 0, 86400, 0,
+	  "seconds per thread count that are not measured"),
+    O_SCHOICE(ST, "run.mode", mode, storage_modes, "transactions", 0,
+	      "transactions: the engine's own B+tree operations; io: raw page I/O"),
+    O_SCHOICE(ST, "run.type", type, storage_types, "performance", 0,
+	      "performance, soft-recovery (replay the log) or checksum (verify pages)"),
+    O_DBL(ST, "mix.insert_pct", insert_pct, 17, 0, 100, 0, "inserts, % of transactions"),
+    O_DBL(ST, "mix.replace_pct", replace_pct, 68, 0, 100, 0, "replaces, % of transactions"),
+    O_DBL(ST, "mix.delete_pct", delete_pct, 5, 0, 100, 0, "deletes, % of transactions"),
+    O_DBL(ST, "mix.seek_pct", seek_pct, 10, 0, 100, 0, "seeks (reads), % of transactions"),
+    O_DBL(ST, "mix.lazy_commit_pct", lazy_commit_pct, 70, 0, 100, 0,
+	  "transactions committed without waiting for the log flush, %"),
+    O_DBL(ST, "mix.read_pct", read_pct, 60, 0, 100, 0,
+	  "io mode: reads, % of database I/Os (the rest are writes)"),
+    O_DBL(ST, "thresholds.db_read_avg_ms_max", db_read_avg_ms_max, 20, 0.001, 1e6, 0,
+	  "pass: database read average latency below this, ms"),
+    O_DBL(ST, "thresholds.log_write_avg_ms_max", log_write_avg_ms_max, 10, 0.001, 1e6, 0,
+	  "pass: log write average latency below this, ms"),
+    O_STR(ST, "published.heading", ref_heading, "", F_PUB, "the published reference"),
+    O_STR(ST, "published.notes", ref_notes, "", F_PUB, "how the reference was measured"),
+    {.path = "published.rows",
+     .type = OT_LIST,
+     .off = offsetof(ST, ref),
+     .size = MB_STORAGE_MAX_REF,
+     .aux = offsetof(ST, ref_count),
+     .sub = &ref_table,
+     .elem_size = sizeof(struct mb_storage_ref),
+     .flags = F_PUB,
+     .help = "the published reference rows"},
 };
 static const struct opt_table storage_table = {
-	"storage-test file", storage_opts, (int)(sizeof(storage_opts) / sizeof(storage_opts[0])),
-	check_storage};
+    "storage-test file", storage_opts, (int)(sizeof(storage_opts) / sizeof(storage_opts[0])),
+    check_storage};
 
 /* ------------------------------------------------------------------ */
 /* Instances: the table with families expanded                          */
@@ -369,8 +367,8 @@ struct inst {
 	size_t off, aux;
 	const char *label;
 	bool set;
-	int file, line;         /* where it was set (file: index in ld->files) */
-	int gfile, gline;       /* where its group was last seen */
+	int file, line;	  /* where it was set (file: index in ld->files) */
+	int gfile, gline; /* where its group was last seen */
 };
 
 struct insts {
@@ -396,7 +394,8 @@ static int insts_build(const struct opt_table *t, struct insts *out)
 			in->gfile = -1;
 			in->file = -1;
 			if (o->fam) {
-				snprintf(in->path, sizeof(in->path), "%s.%s", o->path, o->fam->key(k));
+				snprintf(in->path, sizeof(in->path), "%s.%s", o->path,
+					 o->fam->key(k));
 				in->off = o->off + (size_t)k * o->stride;
 				in->aux = o->aux + (size_t)k * o->aux_stride;
 				in->label = o->fam->label(k);
@@ -418,8 +417,8 @@ static int insts_build(const struct opt_table *t, struct insts *out)
 
 struct ld {
 	struct mb_cfg_error *err;
-	struct insts *is;    /* the top-level instances (for checks) */
-	const char *topfile; /* the file as given */
+	struct insts *is;	   /* the top-level instances (for checks) */
+	const char *topfile;	   /* the file as given */
 	char *files[MB_MAX_FILES]; /* names of the files seen, for locations */
 	int nfiles;
 	char chain[MB_MAX_DEPTH][PATH_MAX]; /* real paths of the base chain */
@@ -434,8 +433,8 @@ struct ld {
  * directory joined with it) so that messages point at the right file. */
 static const char *fix_name(struct ld *ld, const char *name)
 {
-	if (!name || name == ld->fixed || !*name || name[0] == '/' || strcmp(name, ld->curfile) == 0 ||
-	    strcmp(ld->curdir, ".") == 0 || !ld->curdir[0])
+	if (!name || name == ld->fixed || !*name || name[0] == '/' ||
+	    strcmp(name, ld->curfile) == 0 || strcmp(ld->curdir, ".") == 0 || !ld->curdir[0])
 		return name;
 	int n = snprintf(ld->fixed, sizeof(ld->fixed), "%s/%s", ld->curdir, name);
 	return n > 0 && (size_t)n < sizeof(ld->fixed) ? ld->fixed : name;
@@ -463,10 +462,10 @@ static void ld_free(struct ld *ld)
 	ld->nfiles = 0;
 }
 
-static int fail_at(struct ld *ld, const char *file, int line, const char *field,
-		   const char *fmt, ...) __attribute__((format(printf, 5, 6)));
-static int fail_at(struct ld *ld, const char *file, int line, const char *field,
-		   const char *fmt, ...)
+static int fail_at(struct ld *ld, const char *file, int line, const char *field, const char *fmt,
+		   ...) __attribute__((format(printf, 5, 6)));
+static int fail_at(struct ld *ld, const char *file, int line, const char *field, const char *fmt,
+		   ...)
 {
 	struct mb_cfg_error *e = ld->err;
 	va_list ap;
@@ -665,8 +664,7 @@ static const char *type_name(int type)
 	}
 }
 
-static int wrong_type(struct ld *ld, const config_setting_t *s, const char *field,
-		      const char *want)
+static int wrong_type(struct ld *ld, const config_setting_t *s, const char *field, const char *want)
 {
 	return fail_at(ld, setting_file(ld, s), config_setting_source_line(s), field,
 		       "must be %s, not %s", want, type_name(config_setting_type(s)));
@@ -694,8 +692,8 @@ static void choices_text(const char *const *choices, char *buf, size_t len)
 	size_t used = 0;
 	buf[0] = '\0';
 	for (int k = 0; choices[k] && used < len; k++)
-		used += (size_t)snprintf(buf + used, len - used, "%s\"%s\"", k ? ", " : "",
-					 choices[k]);
+		used +=
+		    (size_t)snprintf(buf + used, len - used, "%s\"%s\"", k ? ", " : "", choices[k]);
 }
 
 static int apply_group(struct ld *ld, struct insts *is, const config_setting_t *grp,
@@ -703,8 +701,8 @@ static int apply_group(struct ld *ld, struct insts *is, const config_setting_t *
 static int check_required(struct ld *ld, struct insts *is, const char *errprefix,
 			  const char *topfile);
 
-static int apply_value(struct ld *ld, struct inst *in, const config_setting_t *s,
-		       const char *field, void *obj)
+static int apply_value(struct ld *ld, struct inst *in, const config_setting_t *s, const char *field,
+		       void *obj)
 {
 	char *base = obj;
 	const struct opt *o = in->o;
@@ -749,8 +747,9 @@ static int apply_value(struct ld *ld, struct inst *in, const config_setting_t *s
 			if (k < 0) {
 				char ch[256];
 				choices_text(o->choices, ch, sizeof(ch));
-				return fail_at(ld, setting_file(ld, s), config_setting_source_line(s),
-					       field, "must be one of %s, not \"%s\"", ch, v);
+				return fail_at(ld, setting_file(ld, s),
+					       config_setting_source_line(s), field,
+					       "must be one of %s, not \"%s\"", ch, v);
 			}
 			if (o->type == OT_ENUM)
 				*(int *)(base + in->off) = k;
@@ -758,8 +757,8 @@ static int apply_value(struct ld *ld, struct inst *in, const config_setting_t *s
 				break;
 		}
 		if (strlen(v) >= o->size)
-			return fail_at(ld, setting_file(ld, s), config_setting_source_line(s), field,
-				       "is too long (at most %zu characters)", o->size - 1);
+			return fail_at(ld, setting_file(ld, s), config_setting_source_line(s),
+				       field, "is too long (at most %zu characters)", o->size - 1);
 		memcpy(base + in->off, v, strlen(v) + 1);
 		break;
 	}
@@ -768,8 +767,8 @@ static int apply_value(struct ld *ld, struct inst *in, const config_setting_t *s
 			return wrong_type(ld, s, field, "an array of integers");
 		int n = config_setting_length(s);
 		if (n < 1 || n > (int)o->size)
-			return fail_at(ld, setting_file(ld, s), config_setting_source_line(s), field,
-				       "must have between 1 and %zu entries", o->size);
+			return fail_at(ld, setting_file(ld, s), config_setting_source_line(s),
+				       field, "must have between 1 and %zu entries", o->size);
 		int *v = (int *)(base + in->off);
 		for (int k = 0; k < n; k++) {
 			const config_setting_t *e = config_setting_get_elem(s, (unsigned)k);
@@ -790,14 +789,15 @@ static int apply_value(struct ld *ld, struct inst *in, const config_setting_t *s
 		if (type != CONFIG_TYPE_STRING)
 			return wrong_type(ld, s, field, "a string such as \"< 80\"");
 		struct mb_threshold th;
+		memset(&th, 0, sizeof(th)); /* padding too: loads compare equal */
 		const char *v = config_setting_get_string(s);
 		if (v[0] == '\0') {
 			th.cmp = MB_CMP_NONE;
 			th.value = 0;
 		} else if (mb_threshold_parse(v, &th) != 0) {
-			return fail_at(ld, setting_file(ld, s), config_setting_source_line(s), field,
-				       "must be a comparison such as \"< 80\" or \">= 5\", not \"%s\"",
-				       v);
+			return fail_at(
+			    ld, setting_file(ld, s), config_setting_source_line(s), field,
+			    "must be a comparison such as \"< 80\" or \">= 5\", not \"%s\"", v);
 		}
 		*(struct mb_threshold *)(base + in->off) = th;
 		break;
@@ -807,8 +807,8 @@ static int apply_value(struct ld *ld, struct inst *in, const config_setting_t *s
 			return wrong_type(ld, s, field, "a list of groups ( {...}, {...} )");
 		int n = config_setting_length(s);
 		if (n > (int)o->size)
-			return fail_at(ld, setting_file(ld, s), config_setting_source_line(s), field,
-				       "must have at most %zu entries", o->size);
+			return fail_at(ld, setting_file(ld, s), config_setting_source_line(s),
+				       field, "must have at most %zu entries", o->size);
 		struct insts sub;
 		if ((rc = insts_build(o->sub, &sub)) != 0)
 			return rc;
@@ -874,8 +874,8 @@ static int distance(const char *a, const char *b)
 }
 
 /* The key names valid directly inside group REL (NULL = root). */
-static int unknown_key(struct ld *ld, struct insts *is, const config_setting_t *s,
-		       const char *rel, const char *field)
+static int unknown_key(struct ld *ld, struct insts *is, const config_setting_t *s, const char *rel,
+		       const char *field)
 {
 	const char *name = config_setting_name(s);
 	size_t rl = rel ? strlen(rel) : 0;
@@ -903,7 +903,8 @@ static int unknown_key(struct ld *ld, struct insts *is, const config_setting_t *
 	if (best)
 		return fail_at(ld, setting_file(ld, s), config_setting_source_line(s), field,
 			       "unknown key (did you mean \"%.*s\"?)", (int)bestlen, best);
-	return fail_at(ld, setting_file(ld, s), config_setting_source_line(s), field, "unknown key");
+	return fail_at(ld, setting_file(ld, s), config_setting_source_line(s), field,
+		       "unknown key");
 }
 
 static int apply_group(struct ld *ld, struct insts *is, const config_setting_t *grp,
@@ -1136,7 +1137,7 @@ out:
 
 /* Cross-field checks report at the field's recorded location. */
 static int loc_fail(struct ld *ld, const char *field, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 static int loc_fail(struct ld *ld, const char *field, const char *fmt, ...)
 {
 	char msg[256];
@@ -1253,15 +1254,16 @@ static int load_any(const struct opt_table *t, const char *name, void *obj, size
 
 int mb_scenario_load(const char *name, struct mb_scenario *out, struct mb_cfg_error *err)
 {
-	return load_any(&scenario_table, name, out, sizeof(*out), offsetof(struct mb_scenario, name),
-			offsetof(struct mb_scenario, path), err);
+	return load_any(&scenario_table, name, out, sizeof(*out),
+			offsetof(struct mb_scenario, name), offsetof(struct mb_scenario, path),
+			err);
 }
 
 int mb_storage_cfg_load(const char *name, struct mb_storage_cfg *out, struct mb_cfg_error *err)
 {
 	return load_any(&storage_table, name, out, sizeof(*out),
-			offsetof(struct mb_storage_cfg, name), offsetof(struct mb_storage_cfg, path),
-			err);
+			offsetof(struct mb_storage_cfg, name),
+			offsetof(struct mb_storage_cfg, path), err);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1356,8 +1358,8 @@ static json_t *inst_json(const struct inst *in, const void *obj)
 		json_t *a = json_array();
 		int n = *(const int *)(base + in->aux);
 		for (int k = 0; k < n; k++)
-			json_array_append_new(a,
-					      table_json(o->sub, base + in->off + (size_t)k * o->elem_size));
+			json_array_append_new(
+			    a, table_json(o->sub, base + in->off + (size_t)k * o->elem_size));
 		return a;
 	}
 	case OT_BASE:
@@ -1434,7 +1436,8 @@ static void table_print(FILE *f, const struct opt_table *t, const void *obj, con
 			for (int k = 0; k < n; k++) {
 				char sub[300];
 				snprintf(sub, sizeof(sub), "%s[%d]", key, k);
-				table_print(f, o->sub, base + in->off + (size_t)k * o->elem_size, sub);
+				table_print(f, o->sub, base + in->off + (size_t)k * o->elem_size,
+					    sub);
 			}
 			continue;
 		}
@@ -1536,10 +1539,15 @@ static void fields_print(FILE *f, const struct opt_table *t, const char *prefix)
 		case OT_BASE:
 			break;
 		}
-		fprintf(f, "%-44s %-14s %s%s%s%s%s%s%s\n", key, opt_type_name(o),
-			(o->flags & F_REQ) ? "required; " : "",
-			(o->flags & F_PUB) ? "published; " : "", dflt[0] ? "default " : "", dflt,
-			dflt[0] ? "; " : "", range[0] ? range : "", range[0] ? "" : "");
+		char line[1024];
+		snprintf(line, sizeof(line), "%-44s %-14s %s%s%s%s%s%s", key, opt_type_name(o),
+			 (o->flags & F_REQ) ? "required; " : "",
+			 (o->flags & F_PUB) ? "published; " : "", dflt[0] ? "default " : "", dflt,
+			 dflt[0] ? "; " : "", range);
+		size_t ll = strlen(line);
+		while (ll > 0 && (line[ll - 1] == ' ' || line[ll - 1] == ';'))
+			line[--ll] = '\0';
+		fprintf(f, "%s\n", line);
 		fprintf(f, "%-44s   %s%s%s%s\n", "", o->help, in->label ? " (" : "",
 			in->label ? in->label : "", in->label ? ")" : "");
 		if (o->type == OT_LIST) {

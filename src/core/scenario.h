@@ -81,7 +81,7 @@ struct mb_scenario {
 	enum mb_client_mode mode;
 
 	/* topology */
-	int users;
+	int users;                   /* published topology: 8,000 (see run_users) */
 	int databases;
 	int storage_groups;
 	int db_cache_mb;             /* database cache at scale 1 */
@@ -96,7 +96,7 @@ struct mb_scenario {
 	char testbed_clients[MB_TEXT_MAX];
 
 	/* run defaults (overridden by the command line) */
-	int run_users;               /* users simulated by default on this machine */
+	int run_users;               /* users a run simulates by default here (--users) */
 	double scale;                /* scales mailbox contents and cache together */
 	double accel;                /* 8-hour-day acceleration factor */
 	bool compression;            /* LZ4 payload compression */

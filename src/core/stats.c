@@ -39,10 +39,7 @@ int mb_stats_writer_create(int fd, const char *src, struct mb_stats_writer **out
 	return 0;
 }
 
-void mb_stats_writer_destroy(struct mb_stats_writer *w)
-{
-	free(w);
-}
+void mb_stats_writer_destroy(struct mb_stats_writer *w) { free(w); }
 
 /* Write all of buf, waiting on a non-blocking fd. */
 static int write_all(int fd, const char *buf, size_t len)
@@ -107,8 +104,8 @@ static int emit(struct mb_stats_writer *w, json_t *o)
 	return rc;
 }
 
-int mb_stats_write(struct mb_stats_writer *w, double dt, const double *value,
-		   const bool *has, json_t *hists, json_t *extra)
+int mb_stats_write(struct mb_stats_writer *w, double dt, const double *value, const bool *has,
+		   json_t *hists, json_t *extra)
 {
 	if ((hists && !json_is_object(hists)) || (extra && !json_is_object(extra)))
 		return MB_EINVAL;
@@ -302,12 +299,6 @@ void mb_stats_reader_eof(struct mb_stats_reader *r)
 	r->ended = true;
 }
 
-uint64_t mb_stats_reader_bad_lines(const struct mb_stats_reader *r)
-{
-	return r->bad;
-}
+uint64_t mb_stats_reader_bad_lines(const struct mb_stats_reader *r) { return r->bad; }
 
-bool mb_stats_reader_ended(const struct mb_stats_reader *r)
-{
-	return r->ended;
-}
+bool mb_stats_reader_ended(const struct mb_stats_reader *r) { return r->ended; }

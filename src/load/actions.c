@@ -139,9 +139,7 @@ static uint32_t pick_folder(struct mb_user *u)
 
 static int32_t sender_index(const struct mb_user *u, struct mb_bytes name)
 {
-	int idx;
-	if (name.len == 0 || mb_topology_find_user(ES(u)->topo, (const char *)name.p, name.len, &idx) != 0)
-		return -1;
+	int32_t idx = mb_engine_find_user(ES(u), (const char *)name.p, name.len);
 	return idx < ES(u)->nusers ? idx : -1;
 }
 
@@ -567,8 +565,10 @@ static void choose_replies(struct mb_user *u, int nrows_any, const uint64_t *any
 static int dispose_threshold(const struct mb_user *u)
 {
 	const struct mb_topo_info *ti = mb_topology_info(ES(u)->topo);
-	int d = ti->deleted_items_messages * 2;
-	return d < 20 ? 20 : d;
+	/* Deleted Items stays small (the profile holds 1 message): emptied
+	 * when it holds a few more than twice its configured size */
+	int d = ti->deleted_items_messages * 2 + 2;
+	return d < 4 ? 4 : d;
 }
 
 static int act_process_inbox(struct mb_user *u, const struct mb_reply *r)

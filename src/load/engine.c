@@ -35,6 +35,49 @@ size_t mb_engine_user_struct_bytes(void)
 	return sizeof(struct mb_user);
 }
 
+static uint32_t name_hash(const char *p, size_t len)
+{
+	uint32_t h = 2166136261u; /* FNV-1a */
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (uint8_t)p[i]) * 16777619u;
+	return h;
+}
+
+static int build_name_index(struct mb_engine_shared *es)
+{
+	int n = mb_topology_user_count(es->topo);
+	uint32_t cap = 16;
+	while (cap < (uint32_t)n * 2)
+		cap <<= 1;
+	es->name_index = malloc(cap * sizeof(int32_t));
+	if (!es->name_index)
+		return MB_ENOMEM;
+	memset(es->name_index, 0xff, cap * sizeof(int32_t));
+	es->name_cap = cap;
+	for (int i = 0; i < n; i++) {
+		const char *name = mb_topology_user(es->topo, i)->name;
+		uint32_t k = name_hash(name, strlen(name)) & (cap - 1);
+		while (es->name_index[k] >= 0)
+			k = (k + 1) & (cap - 1);
+		es->name_index[k] = i;
+	}
+	return 0;
+}
+
+int32_t mb_engine_find_user(const struct mb_engine_shared *es, const char *name, size_t len)
+{
+	uint32_t k = name_hash(name, len) & (es->name_cap - 1);
+	for (;;) {
+		int32_t i = es->name_index[k];
+		if (i < 0)
+			return -1;
+		const char *s = mb_topology_user(es->topo, i)->name;
+		if (strlen(s) == len && memcmp(s, name, len) == 0)
+			return i;
+		k = (k + 1) & (es->name_cap - 1);
+	}
+}
+
 static void tick_cb(uv_timer_t *t)
 {
 	struct mb_shard *sh = t->data;
@@ -129,6 +172,8 @@ int mb_engine_create(const struct mb_engine_opts *o, struct mb_engine **out)
 	if (!(mean > 0))
 		mean = 1;
 	int rc = mb_sched_params_init(o->sc, o->accel, mean, &es->sp);
+	if (rc == 0)
+		rc = build_name_index(es);
 	if (rc == 0) {
 		struct sockaddr_in *a4 = (struct sockaddr_in *)&es->addr;
 		struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)&es->addr;
@@ -285,5 +330,6 @@ void mb_engine_destroy(struct mb_engine *e)
 		shard_free(sh);
 	}
 	free(e->shards);
+	free(e->shared.name_index);
 	free(e);
 }

@@ -8,7 +8,8 @@ src_load_libmbload_a_SOURCES = \
 	src/load/loadstats.c src/load/loadstats.h \
 	src/load/replica.c src/load/replica.h \
 	src/load/engine.c src/load/engine.h src/load/user.h \
-	src/load/user.c src/load/actions.c
+	src/load/user.c src/load/actions.c src/load/cmd_load.c \
+	src/load/ackcheck.c src/load/ackcheck.h
 src_core_libmbcore_a_SOURCES += src/core/content.c src/core/content.h
 
 check_PROGRAMS += tests/unit/test_content
@@ -28,3 +29,7 @@ TESTS += tests/unit/test_loadhist
 tests_unit_test_loadhist_SOURCES = tests/unit/test_loadhist.c
 tests_unit_test_loadhist_CFLAGS = $(MBTEST_CFLAGS)
 tests_unit_test_loadhist_LDADD = $(MBTEST_LIBS)
+
+TESTS += tests/integration/load_actions.sh tests/integration/crash_ack.sh
+EXTRA_DIST += tests/integration/load_actions.sh tests/integration/crash_ack.sh \
+	tests/integration/load_lib.sh bench/load-density.sh

@@ -82,7 +82,7 @@ int mb_sched_params_init(const struct mb_scenario *sc, double accel, double list
 	out->calendar_reads = 3;
 	out->contacts_reads = 3;
 	out->inbox_move_share = 0.3;
-	out->logoff_mean_s = 600.0;
+	out->logoff_mean_s = 120.0; /* closed and reopened a couple of minutes later */
 	return 0;
 }
 

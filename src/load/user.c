@@ -448,8 +448,11 @@ void mb_user_init(struct mb_shard *sh, struct mb_user *u, uint32_t idx)
 	u->sh = sh;
 	u->idx = idx;
 	u->mailbox = idx + 1;
-	u->rng = es->seed ^ (0x9E3779B97F4A7C15ULL * (idx + 1));
-	mb_rng_next(&u->rng);
+	/* a well-mixed, independent stream per user: splitmix64 streams whose
+	 * states differ by a small multiple of its increment would overlap */
+	uint64_t t = es->seed * 0xD1B54A32D192ED03ULL + idx;
+	u->rng = mb_rng_next(&t);
+	u->rng ^= mb_rng_next(&t) << 1;
 	u->task = MB_TASK_NONE;
 	u->state = MB_U_WAIT;
 	uv_timer_init(&sh->loop, &u->sched_timer);

@@ -44,7 +44,7 @@ enum mb_ustate {
 	MB_U_STOPPED,
 };
 
-#define MB_PEND_MAX 8
+#define MB_PEND_MAX 16
 #define MB_CTX_ITEMS 512
 #define MB_CTX_REPLIES 16
 
@@ -177,7 +177,12 @@ struct mb_engine_shared {
 	uint64_t t0_ns;
 	double sync_period_s;             /* cached: wall seconds between syncs */
 	size_t avg_body;                  /* bytes */
+	int32_t *name_index;              /* open-addressing hash: user name -> index */
+	uint32_t name_cap;                /* power of two */
 };
+
+/* Topology user index of a logon name, or -1 (engine.c; O(1)). */
+int32_t mb_engine_find_user(const struct mb_engine_shared *es, const char *name, size_t len);
 
 /* user.c */
 const struct mb_engine_shared *mb_shard_shared(const struct mb_shard *sh);

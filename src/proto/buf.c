@@ -156,6 +156,7 @@ struct mb_arena {
 	size_t capacity;  /* bytes of all chunks together at most */
 	size_t total;     /* bytes allocated in chunks */
 	size_t used;
+	unsigned nchunks;
 };
 
 int mb_arena_create(size_t capacity, struct mb_arena **out)
@@ -194,6 +195,7 @@ void mb_arena_reset(struct mb_arena *a)
 		a->head->next = NULL;
 		a->head->used = 0;
 		a->total = a->head->size;
+		a->nchunks = 1;
 	}
 	a->used = 0;
 }
@@ -207,7 +209,8 @@ void *mb_arena_alloc(struct mb_arena *a, size_t n)
 	if (need > a->capacity || a->used + need > a->capacity)
 		return NULL;
 	if (!a->head || a->head->used + need > a->head->size) {
-		size_t sz = 16384;
+		/* small first (most decoded requests are small), doubling after */
+		size_t sz = (size_t)4096 << (a->nchunks < 10 ? a->nchunks : 10);
 		while (sz < need)
 			sz *= 2;
 		if (a->total + sz > a->capacity)
@@ -222,6 +225,7 @@ void *mb_arena_alloc(struct mb_arena *a, size_t n)
 		c->used = 0;
 		a->head = c;
 		a->total += sz;
+		a->nchunks++;
 	}
 	void *p = (uint8_t *)a->head->data + a->head->used;
 	a->head->used += need;

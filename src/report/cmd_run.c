@@ -89,6 +89,8 @@ static void on_progress(uv_timer_t *t)
 	int o = snprintf(line, sizeof(line), "t=%.0fs", mb_session_elapsed(r->s));
 	for (size_t i = 0; i < sizeof(show) / sizeof(show[0]); i++) {
 		char val[32];
+		if (mb_counters[show[i]].source == MB_SRC_STRESS && !mb_session_stress_active(r->s))
+			continue;
 		mb_format_value(show[i], h[show[i]], v[show[i]], val, sizeof(val));
 		if (o < (int)sizeof(line))
 			o += snprintf(line + o, sizeof(line) - (size_t)o, " %s=%s",
@@ -229,6 +231,21 @@ static void print_report(struct mb_session *s, const struct mb_run_summary *sum,
 		fprintf(f, "%-22s %.2f per user-day (published profile: %.2f)\n",
 			"messages received", sum->messages_received_per_user_day,
 			sc->messages_received_per_day);
+	fprintf(f, "\nthresholds (run average after warm-up):\n");
+	int nth = 0;
+	for (int i = 0; i < MB_COUNTER_COUNT; i++) {
+		const struct mb_threshold *thr = &sum->thresholds.counter[i];
+		if (thr->cmp == MB_CMP_NONE)
+			continue;
+		char th[48];
+		mb_threshold_text(thr, (enum mb_counter_id)i, th, sizeof(th));
+		mb_format_value((enum mb_counter_id)i, sum->has[i], sum->avg[i], val, sizeof(val));
+		fprintf(f, "  %-26s %-12s %12s  %s\n", mb_counters[i].label, th, val,
+			mb_verdict_str(sum->verdict[i]));
+		nth++;
+	}
+	if (nth == 0)
+		fprintf(f, "  none set\n");
 	if (sum->failed)
 		fprintf(f, "\nRUN FAILED: %s\n", sum->failure);
 	fprintf(f, "\nverdict: %s\n", mb_verdict_str(sum->overall));

@@ -47,7 +47,7 @@ int mb_compare_build(const struct mb_compare_input *in, struct mb_table **out)
 	char sh[MB_TABLE_CELL_MAX], lg[512], buf[MB_TABLE_CELL_MAX];
 	for (int c = 0; c < npub; c++) {
 		snprintf(sh, sizeof(sh), "(%s)", sc->columns[c].id);
-		snprintf(lg, sizeof(lg), "published: %s", sc->columns[c].heading);
+		snprintf(lg, sizeof(lg), "%s (published)", sc->columns[c].heading);
 		mb_table_set_heading(t, c, sh, lg);
 		mb_table_set_priority(t, c, c == in->diff_col ? 60 : 50 - c);
 	}

@@ -6,7 +6,7 @@
 
 #include "core/error.h"
 
-enum { O_SCALE = 2000, O_ACCEL, O_COMPRESSION, O_DATA, O_LOGDIR };
+enum { O_SCALE = 2000, O_ACCEL, O_COMPRESSION, O_DATA, O_LOGDIR, O_SSIZE };
 
 static const struct option shared[] = {
 	{"scenario", required_argument, NULL, 's'},
@@ -16,6 +16,7 @@ static const struct option shared[] = {
 	{"compression", required_argument, NULL, O_COMPRESSION},
 	{"data", required_argument, NULL, O_DATA},
 	{"log-dir", required_argument, NULL, O_LOGDIR},
+	{"storage-size", required_argument, NULL, O_SSIZE},
 };
 
 void mb_runopts_table(struct option *opts, const struct option *extra)
@@ -81,6 +82,13 @@ int mb_runopts_parse(int c, const char *arg, struct mb_session_params *p)
 		return copy_path(p->data_dir, sizeof(p->data_dir), "--data", arg);
 	case O_LOGDIR:
 		return copy_path(p->log_dir, sizeof(p->log_dir), "--log-dir", arg);
+	case O_SSIZE: {
+		double v = strtod(arg, &end);
+		if (*end || !(v > 0) || v > 100000)
+			return bad("--storage-size", "a size in GB > 0", arg);
+		p->stress_size_gb = v;
+		return 0;
+	}
 	}
 	return MB_ENOTFOUND;
 }
@@ -93,5 +101,6 @@ void mb_runopts_help(FILE *f)
 		   "      --accel X           8-hour-day acceleration factor\n"
 		   "      --compression on|off  RPC payload compression\n"
 		   "      --data DIR          data directory (default: mailbench-data)\n"
-		   "      --log-dir DIR       transaction logs elsewhere\n");
+		   "      --log-dir DIR       transaction logs elsewhere\n"
+		   "      --storage-size GB   storage test databases size (default: storage.cfg's)\n");
 }

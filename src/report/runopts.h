@@ -1,5 +1,6 @@
 /* runopts.h: the options `mailbench run` and `mailbench console` share
- * (-s, --users, --scale, --accel, --compression, --data, --log-dir), parsed
+ * (-s, --users, --scale, --accel, --compression, --data, --log-dir,
+ * --storage-size), parsed
  * once for both.  Invariant: a bad value prints an error naming the flag
  * and returns MB_EINVAL (the caller exits 2); nothing is half-applied. */
 #ifndef MB_REPORT_RUNOPTS_H
@@ -10,7 +11,7 @@
 
 #include "report/session.h"
 
-#define MB_RUNOPTS_MAX 8
+#define MB_RUNOPTS_MAX 9
 #define MB_RUNOPTS_SHORT "s:u:"
 
 /* Fill opts with the shared options followed by extra (terminated by a

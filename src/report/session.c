@@ -54,6 +54,7 @@ struct mb_session {
 	struct mb_child *init, *store, *load, *stress;
 	bool failed;
 	char message[2048];
+	char fail_tail[2048]; /* stderr tail of the child that failed */
 	char saved_path[MB_PATH_MAX + 80];
 	int stress_threads;
 
@@ -244,6 +245,7 @@ static void fmt_num(char *buf, size_t len, double v)
 }
 
 static void finish_load(struct mb_session *s);
+static void on_duration(uv_timer_t *t);
 
 static void start_load_engine(struct mb_session *s)
 {
@@ -267,6 +269,16 @@ static void start_load_engine(struct mb_session *s)
 	args[n++] = accel;
 	args[n++] = "--compression";
 	args[n++] = mb_session_compression(s) ? "on" : "off";
+	/* the session stops the load itself (duration timer or operator) */
+	args[n++] = "--duration";
+	args[n++] = "0";
+	char ramp[32];
+	if (s->p.warmup_s >= 0 && s->p.warmup_s < s->sc.ramp_s) {
+		/* logons ramp up within the warm-up, so averages exclude them */
+		fmt_num(ramp, sizeof(ramp), s->p.warmup_s);
+		args[n++] = "--ramp";
+		args[n++] = ramp;
+	}
 	args[n++] = "--stats-fd";
 	args[n++] = MB_SUP_STATS_FD_STR;
 	args[n] = NULL;
@@ -279,6 +291,10 @@ static void start_load_engine(struct mb_session *s)
 	}
 	s->state = MB_SS_RUNNING;
 	s->load_t0 = mb_now_s();
+	/* the duration counts from the load's start, not the initialisation */
+	if (s->p.duration_s > 0)
+		uv_timer_start(&s->duration_timer, on_duration,
+			       (uint64_t)(s->p.duration_s * 1000.0), 0);
 	emit_msg(s, "load started: %d users, accel %g, store on port %d", mb_session_users(s),
 		 mb_session_accel(s), mb_child_port(s->store));
 	emit_change(s);
@@ -306,10 +322,9 @@ static void start_store(struct mb_session *s)
 	args[n++] = s->p.data_dir;
 	args[n++] = "--listen";
 	args[n++] = "127.0.0.1:0";
-	if (s->p.log_dir[0]) {
-		args[n++] = "--log-dir";
-		args[n++] = s->p.log_dir;
-	}
+	/* the log directory is recorded in the topology by init */
+	args[n++] = "--compression";
+	args[n++] = mb_session_compression(s) ? "on" : "off";
 	args[n++] = "--stats-fd";
 	args[n++] = MB_SUP_STATS_FD_STR;
 	args[n] = NULL;
@@ -400,9 +415,9 @@ static void child_failed(struct mb_session *s, struct mb_child *c)
 	char desc[1200], tail[2048];
 	mb_child_describe_exit(c, desc, sizeof(desc));
 	mb_child_stderr_tail(c, tail, sizeof(tail));
+	memcpy(s->fail_tail, tail, sizeof(s->fail_tail));
 	s->failed = true;
 	emit_msg(s, "%s", desc);
-	(void)tail;
 }
 
 static void on_exit_cb(void *arg, struct mb_child *c)
@@ -411,7 +426,8 @@ static void on_exit_cb(void *arg, struct mb_child *c)
 	enum child_role role = role_of(c);
 	bool clean = mb_child_exit_status(c) == 0 && mb_child_term_signal(c) == 0;
 	bool asked = mb_child_stop_requested(c);
-	if (!asked && !(role == ROLE_INIT && clean))
+	/* init ends by itself; so may the load (its own duration) */
+	if (!asked && !((role == ROLE_INIT || role == ROLE_LOAD) && clean))
 		child_failed(s, c);
 	switch (role) {
 	case ROLE_INIT:
@@ -686,32 +702,33 @@ bool mb_session_initialised(const struct mb_session *s)
 	if (json_is_number(scale) && fabs(json_number_value(scale) - mb_session_scale(s)) > 1e-9)
 		ok = false;
 	json_decref(j);
+	/* an interrupted initialisation says so in init.state */
 	snprintf(path, sizeof(path), "%s/init.state", s->p.data_dir);
-	FILE *f = fopen(path, "r");
-	if (f) {
-		char buf[4096];
-		size_t n = fread(buf, 1, sizeof(buf) - 1, f);
-		buf[n] = '\0';
-		fclose(f);
-		if (!strstr(buf, "done") && !strstr(buf, "complete"))
-			ok = false;
-	}
+	json_t *st = json_load_file(path, 0, NULL);
+	if (st && json_is_false(json_object_get(st, "complete")))
+		ok = false;
+	json_decref(st);
 	return ok;
 }
 
+/* A new load run: its histograms, counts and start stamp; the series
+ * too unless the storage test is already sampling into it. */
 static void reset_measurements(struct mb_session *s)
 {
-	mb_series_reset(s->series);
+	if (!s->stress) {
+		mb_series_reset(s->series);
+		s->t0 = mb_now_s();
+	}
+	s->series_on = true;
 	mb_histset_reset(s->hists);
 	mb_histset_reset(s->hists_warm);
-	memset(s->lat, 0, sizeof(s->lat));
+	memset(&s->lat[MB_SRC_STORE], 0, sizeof(s->lat[MB_SRC_STORE]));
+	memset(&s->lat[MB_SRC_LOAD], 0, sizeof(s->lat[MB_SRC_LOAD]));
 	s->has_x = s->has_msgs_sent = s->has_deliveries = false;
 	memset(s->act_sched, 0, sizeof(s->act_sched));
 	memset(s->act_done, 0, sizeof(s->act_done));
 	memset(s->act_failed, 0, sizeof(s->act_failed));
 	s->msgs_sent = s->deliveries = 0;
-	s->t0 = mb_now_s();
-	s->series_on = true;
 	time_t now = time(NULL);
 	struct tm tm;
 	gmtime_r(&now, &tm);
@@ -725,6 +742,7 @@ int mb_session_start_load(struct mb_session *s)
 	if (mb_session_load_active(s))
 		return MB_EBUSY;
 	s->failed = false;
+	s->fail_tail[0] = '\0';
 	s->load_t0 = s->load_t1 = 0;
 	s->saved_path[0] = '\0';
 	if (mkdir(s->p.data_dir, 0755) && errno != EEXIST) {
@@ -732,9 +750,6 @@ int mb_session_start_load(struct mb_session *s)
 		return mb_from_errno(errno);
 	}
 	reset_measurements(s);
-	if (s->p.duration_s > 0)
-		uv_timer_start(&s->duration_timer, on_duration,
-			       (uint64_t)(s->p.duration_s * 1000.0), 0);
 	if (mb_session_initialised(s))
 		start_store(s);
 	else
@@ -778,7 +793,7 @@ int mb_session_start_stress(struct mb_session *s, int threads)
 		s->stress_threads = threads;
 	if (mkdir(s->p.data_dir, 0755) && errno != EEXIST)
 		return mb_from_errno(errno);
-	char th[16], dur[32], json[MB_PATH_MAX + 32];
+	char th[16], dur[32], json[MB_PATH_MAX + 32], size[32];
 	snprintf(th, sizeof(th), "%d", s->stress_threads);
 	double d = s->p.stress_duration_s > 0 ? s->p.stress_duration_s : 86400.0;
 	fmt_num(dur, sizeof(dur), d);
@@ -794,6 +809,11 @@ int mb_session_start_stress(struct mb_session *s, int threads)
 	}
 	args[n++] = "--threads";
 	args[n++] = th;
+	if (s->p.stress_size_gb > 0) {
+		fmt_num(size, sizeof(size), s->p.stress_size_gb);
+		args[n++] = "--size";
+		args[n++] = size;
+	}
 	args[n++] = "--duration";
 	args[n++] = dur;
 	args[n++] = "--json";
@@ -803,12 +823,17 @@ int mb_session_start_stress(struct mb_session *s, int threads)
 	args[n] = NULL;
 	mb_histset_reset(s->stress_hists);
 	memset(&s->lat[MB_SRC_STRESS], 0, sizeof(s->lat[MB_SRC_STRESS]));
-	int rc = spawn(s, ROLE_STRESS, "storage-test", args, &s->stress);
-	if (rc)
-		return rc;
 	if (!mb_session_load_active(s)) {
-		reset_measurements(s);
-		s->load_t0 = s->load_t1 = 0;
+		/* sampling starts with the storage test */
+		mb_series_reset(s->series);
+		s->t0 = mb_now_s();
+		s->series_on = true;
+	}
+	int rc = spawn(s, ROLE_STRESS, "storage-test", args, &s->stress);
+	if (rc) {
+		if (!mb_session_load_active(s))
+			s->series_on = false;
+		return rc;
 	}
 	emit_msg(s, "storage test started: %d threads", s->stress_threads);
 	emit_change(s);
@@ -891,6 +916,11 @@ const char *mb_session_message(const struct mb_session *s)
 	return s->message;
 }
 
+const char *mb_session_failure_detail(const struct mb_session *s)
+{
+	return s->failed ? s->fail_tail : "";
+}
+
 bool mb_session_failed(const struct mb_session *s)
 {
 	return s->failed;
@@ -908,8 +938,9 @@ const struct mb_histset *mb_session_hists(const struct mb_session *s)
 
 void mb_session_live(const struct mb_session *s, double *v, bool *has)
 {
+	/* nothing running: nothing live (the run average stays) */
 	for (int i = 0; i < MB_COUNTER_COUNT; i++)
-		has[i] = mb_series_window(s->series, (enum mb_counter_id)i, MB_LIVE_WINDOW_S,
+		has[i] = s->series_on && mb_series_window(s->series, (enum mb_counter_id)i, MB_LIVE_WINDOW_S,
 					  &v[i]) == 0;
 }
 

@@ -41,6 +41,7 @@ struct mb_session_params {
 	char log_dir[MB_PATH_MAX];   /* "": logs inside the data directory */
 	int stress_threads;          /* 0: the storage settings' first count */
 	double stress_duration_s;    /* 0: until stopped */
+	double stress_size_gb;       /* 0: the storage settings' database size */
 	bool save_runs;              /* save summaries in DATA/runs/ */
 };
 
@@ -114,6 +115,8 @@ double mb_session_elapsed(const struct mb_session *s);
 /* Last status or error message. */
 const char *mb_session_message(const struct mb_session *s);
 bool mb_session_failed(const struct mb_session *s);
+/* The last stderr lines of the child that failed ("" if none). */
+const char *mb_session_failure_detail(const struct mb_session *s);
 
 const struct mb_series *mb_session_series(const struct mb_session *s);
 const struct mb_histset *mb_session_hists(const struct mb_session *s);

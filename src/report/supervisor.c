@@ -570,9 +570,15 @@ void mb_child_stderr_tail(const struct mb_child *c, char *buf, size_t len)
 
 void mb_child_describe_exit(const struct mb_child *c, char *buf, size_t len)
 {
-	const char *last = "";
-	if (c->tail_count > 0)
-		last = c->tail[(c->tail_next - 1 + TAIL_LINES) % TAIL_LINES];
+	/* the first of the last (up to) three stderr lines: usually the error,
+	 * before any usage text */
+	char last[3 * LINE_MAX_LEN + 8] = "";
+	int n = c->tail_count < 3 ? c->tail_count : 3;
+	for (int i = n; i > 0; i--) {
+		const char *l = c->tail[(c->tail_next - i + TAIL_LINES) % TAIL_LINES];
+		size_t used = strlen(last);
+		snprintf(last + used, sizeof(last) - used, "%s%s", used ? " | " : "", l);
+	}
 	if (!c->exited)
 		snprintf(buf, len, "%s is running (pid %ld)", c->name, (long)c->pid);
 	else if (c->term_signal)

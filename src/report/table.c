@@ -7,7 +7,8 @@
 
 #include "core/error.h"
 
-#define HEADER_CELL_MAX 14
+#define HEADER_CELL_MAX 24
+#define HEADER_CELL_MIN 8
 #define GAP 2
 
 struct cell {
@@ -151,13 +152,13 @@ int mb_table_tag(const struct mb_table *t, int row)
 	return row >= 0 && row < t->nrows ? t->rows[row].tag : -1;
 }
 
-static int col_width(const struct mb_table *t, int c)
+static int col_width(const struct mb_table *t, int c, int header_cap)
 {
 	int w = (int)strlen(t->shortname[c]);
 	for (int r = 0; r < t->nrows; r++) {
 		int n = (int)strlen(t->rows[r].cells[c].s);
-		if (t->rows[r].style == MB_ROW_HEADER && n > HEADER_CELL_MAX)
-			n = HEADER_CELL_MAX;
+		if (t->rows[r].style == MB_ROW_HEADER && n > header_cap)
+			n = header_cap;
 		if (n > w)
 			w = n;
 	}
@@ -178,12 +179,18 @@ int mb_table_layout(const struct mb_table *t, int width, struct mb_table_layout 
 	int w[MB_TABLE_MAX_COLS];
 	bool shown[MB_TABLE_MAX_COLS];
 	int sum = 0;
-	for (int c = 0; c < t->ncols; c++) {
-		w[c] = col_width(t, c);
-		shown[c] = true;
-		sum += w[c] + GAP;
-	}
 	int min_label = label_w < 12 ? label_w : 12;
+	/* header rows (long text) give way first: narrower header cells */
+	for (int cap = HEADER_CELL_MAX; cap >= HEADER_CELL_MIN; cap -= 2) {
+		sum = 0;
+		for (int c = 0; c < t->ncols; c++) {
+			w[c] = col_width(t, c, cap);
+			shown[c] = true;
+			sum += w[c] + GAP;
+		}
+		if (label_w + sum <= width)
+			break;
+	}
 	/* drop columns, lowest priority (then rightmost) first */
 	while (label_w + sum > width && min_label + sum > width) {
 		int drop = -1;
@@ -311,7 +318,11 @@ void mb_table_print(const struct mb_table *t, FILE *f, int width)
 	free(buf);
 	for (int i = 0; i < l.ncols; i++) {
 		int c = l.col[i];
-		if (t->longname[c][0])
+		if (!t->longname[c][0])
+			continue;
+		if (!strncmp(t->longname[c], t->shortname[c], strlen(t->shortname[c])))
+			fprintf(f, "%s\n", t->longname[c]);
+		else
 			fprintf(f, "%s: %s\n", t->shortname[c], t->longname[c]);
 	}
 }

@@ -395,7 +395,7 @@ static int index_add(struct mb_schema *s, uint32_t mailbox, const struct mb_msg_
 	mb_key_u64(v, r->mid);
 	v[8] = 0;
 	rc = mb_tree_put(s->by_cn, k, k_cn(k, mailbox, r->folder, r->cn), v, 9, 0);
-	if (rc || !r->appointment)
+	if (rc || !r->appointment || r->folder != MB_FID_CALENDAR)
 		return rc;
 	le64(v, (uint64_t)r->end);
 	le32(v + 8, r->busy);
@@ -421,7 +421,7 @@ static int index_remove(struct mb_schema *s, uint32_t mailbox, const struct mb_m
 		if (rc)
 			return rc;
 	}
-	if (r->appointment) {
+	if (r->appointment && r->folder == MB_FID_CALENDAR) {
 		rc = mb_tree_del(s->calendar, k, k_cal(k, mailbox, r->start, r->mid));
 		if (rc && rc != MB_ENOTFOUND)
 			return rc;

@@ -9,6 +9,7 @@
  *   "by_time"   mailbox(u32) folder(u32) ~time(u64) mid(u64) -> ""  (newest first)
  *   "by_cn"     mailbox(u32) folder(u32) cn(u64)     -> mid(u64) deleted(u8)
  *   "calendar"  mailbox(u32) start(u64, biased) mid(u64) -> end(i64) busy(u32)
+ *               (appointments of the Calendar folder only)
  * Folder numbers are the local part of a wire folder id (proto.h).
  *
  * Invariants: every write function must run inside a transaction of the

@@ -39,6 +39,7 @@
 
 #define MAX_RUNS 64
 #define TXN_MIN_DBS 16 /* transactions mode: one database per thread up to this */
+#define MIN_CACHE_MB 4 /* the engine needs some frames for concurrent transactions */
 
 enum { T_PERF, T_SOFTREC, T_CHECKSUM };
 
@@ -82,6 +83,7 @@ struct ctx {
 	unsigned page_size;
 	unsigned databases;
 	uint64_t db_bytes;
+	int cache_mb; /* transactions mode: the database cache used */
 	struct mb_stress_limits lim;
 	struct run runs[MAX_RUNS];
 	int nruns;
@@ -468,7 +470,7 @@ static void print_table(struct ctx *c)
 	       (double)c->db_bytes * c->databases / 1073741824.0, c->databases,
 	       c->databases == 1 ? "" : "s");
 	if (!c->io_mode)
-		printf(", database cache %d MiB", c->cfg.db_cache_mb);
+		printf(", database cache %d MiB", c->cache_mb);
 	printf(" (%s)\n", c->reused ? "reused" : "created");
 	printf("%.0f s warm-up then %.0f s measured per thread count; pass: database read avg < %g ms, "
 	       "log write avg < %g ms\n\n",
@@ -550,7 +552,7 @@ static json_t *params_json(const struct ctx *c)
 			 "mode", c->io_mode ? "io" : "transactions", "type", tn[c->o.type],
 			 "size_gb", c->o.size_gb, "page_kb", (int)(c->page_size / 1024),
 			 "databases", (int)c->databases, "db_bytes", (json_int_t)c->db_bytes,
-			 "db_cache_mb", c->cfg.db_cache_mb, "threads", th, "duration_s",
+			 "db_cache_mb", c->io_mode ? 0 : c->cache_mb, "threads", th, "duration_s",
 			 c->o.duration, "warmup_s", c->o.warmup, "read_pct", c->cfg.read_pct, "mix",
 			 "insert_pct", c->cfg.insert_pct, "replace_pct", c->cfg.replace_pct,
 			 "delete_pct", c->cfg.delete_pct, "seek_pct", c->cfg.seek_pct,
@@ -582,7 +584,7 @@ static json_t *run_json(const struct ctx *c, const struct run *r)
 		json_object_set_new(o, "transactions_per_s",
 				    json_real(f->seconds > 0 ? (double)f->transactions / f->seconds
 							     : 0.0));
-		json_object_set_new(o, "db_cache_mb", json_real(r->cache_mb));
+		json_object_set_new(o, "db_cache_in_use_mb", json_real(r->cache_mb));
 		json_object_set_new(o, "db_cache_hit_pct",
 				    r->hit_pct >= 0 ? json_real(r->hit_pct) : json_null());
 	}
@@ -693,7 +695,7 @@ static int open_mode(struct ctx *c, struct mb_iomode **iom, char *msg, size_t le
 		.page_size = c->page_size,
 		.databases = c->databases,
 		.db_bytes = c->db_bytes,
-		.cache_mb = (uint32_t)c->cfg.db_cache_mb,
+		.cache_mb = (uint32_t)c->cache_mb,
 		.mix = {c->cfg.insert_pct, c->cfg.replace_pct, c->cfg.delete_pct, c->cfg.seek_pct,
 			c->cfg.lazy_commit_pct, c->cfg.read_pct},
 		.progress = c->tty,
@@ -877,7 +879,7 @@ static int type_softrec(struct ctx *c)
 		.page_size = c->page_size,
 		.databases = c->databases,
 		.db_bytes = c->db_bytes,
-		.cache_mb = (uint32_t)c->cfg.db_cache_mb,
+		.cache_mb = (uint32_t)c->cache_mb,
 		.mix = {c->cfg.insert_pct, c->cfg.replace_pct, c->cfg.delete_pct, c->cfg.seek_pct,
 			c->cfg.lazy_commit_pct, c->cfg.read_pct},
 	};
@@ -960,6 +962,13 @@ int mb_cmd_storage_test(int argc, char **argv)
 			c.databases = TXN_MIN_DBS;
 	}
 	uint64_t total = (uint64_t)(c.o.size_gb * 1073741824.0);
+	/* the cache stays deliberately small: the scenario's size, but never
+	 * more than 1/32 of the databases, so the work reaches the disk */
+	c.cache_mb = c.cfg.db_cache_mb;
+	if ((uint64_t)c.cache_mb > (total >> 20) / 32)
+		c.cache_mb = (int)((total >> 20) / 32);
+	if (c.cache_mb < MIN_CACHE_MB)
+		c.cache_mb = MIN_CACHE_MB;
 	c.db_bytes = total / c.databases / c.page_size * c.page_size;
 	if (c.db_bytes < 4ull * c.page_size) {
 		fprintf(stderr, "mailbench storage-test: --size %g: too small for %u databases of "

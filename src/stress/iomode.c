@@ -20,6 +20,9 @@
 #define PAGE_MAGIC 0x5053424dU /* "MBSP" */
 #define HDR 32
 #define POOL_BYTES (256u << 10)
+#define REFILL 64 /* writes between two copies of new text into a write buffer */
+#define BLK MB_IO_ALIGN
+#define MAX_BLOCKS 16 /* pages up to 64 KiB */
 
 struct mb_iomode {
 	struct mb_iomode_cfg cfg;
@@ -39,10 +42,15 @@ struct wstate {
 	struct mb_stress_slot *slot;
 	struct mb_stress_gen *gen;
 	struct mb_rng rng;
-	unsigned char *buf;  /* one page, aligned */
+	unsigned char *buf;  /* one page, aligned: reads (and log writes) */
+	unsigned char *wbuf; /* one page, aligned: database writes */
 	char *pool;          /* text the writes draw their contents from */
 	uint64_t gen_no;
 	int idx;
+	/* CRC-32 of the constant part of each 4 KiB block of wbuf (all but
+	 * its 8-byte stamp), so a write's page CRC is combined, not recomputed */
+	uLong rest_crc[MAX_BLOCKS];
+	uLong op0, op1; /* crc32_combine_gen of the rest lengths (block 0, others) */
 };
 
 static void put32(unsigned char *p, uint32_t v)
@@ -87,14 +95,11 @@ void mb_iomode_page_fill(void *page, unsigned page_size, unsigned file_no, uint6
 	page_seal(p, page_size, file_no, page_no, seed);
 }
 
-int mb_iomode_page_check(const void *page, unsigned page_size, unsigned file_no,
-			 uint64_t page_no, char *why, size_t len)
+static int check(const unsigned char *p, unsigned page_size, unsigned file_no, uint64_t page_no,
+		 bool crc, char *why, size_t len)
 {
-	const unsigned char *p = page;
-	uLong c = crc32(0L, Z_NULL, 0);
-	c = crc32(c, p + 4, page_size - 4);
 	const char *bad = NULL;
-	if ((uint32_t)c != get32(p))
+	if (crc && (uint32_t)crc32(crc32(0L, Z_NULL, 0), p + 4, page_size - 4) != get32(p))
 		bad = "page checksum mismatch";
 	else if (get32(p + 4) != PAGE_MAGIC)
 		bad = "bad page magic";
@@ -109,6 +114,18 @@ int mb_iomode_page_check(const void *page, unsigned page_size, unsigned file_no,
 	if (why && len)
 		snprintf(why, len, "%s", bad);
 	return MB_ECORRUPT;
+}
+
+int mb_iomode_page_check(const void *page, unsigned page_size, unsigned file_no,
+			 uint64_t page_no, char *why, size_t len)
+{
+	return check(page, page_size, file_no, page_no, true, why, len);
+}
+
+int mb_iomode_page_check_header(const void *page, unsigned page_size, unsigned file_no,
+				uint64_t page_no, char *why, size_t len)
+{
+	return check(page, page_size, file_no, page_no, false, why, len);
 }
 
 static int mkdirs(const char *path)
@@ -293,7 +310,8 @@ int mb_iomode_open(const struct mb_iomode_cfg *cfg, struct mb_iomode **out, char
 {
 	*out = NULL;
 	msg[0] = '\0';
-	if (cfg->page_size < MB_IO_ALIGN || cfg->page_size % MB_IO_ALIGN || cfg->databases < 1 ||
+	if (cfg->page_size < MB_IO_ALIGN || cfg->page_size % MB_IO_ALIGN ||
+	    cfg->page_size > MAX_BLOCKS * BLK || cfg->databases < 1 ||
 	    cfg->databases > MB_IOMODE_MAX_DBS || cfg->pages_per_db < 2) {
 		snprintf(msg, len, "invalid I/O-mode geometry");
 		return MB_EINVAL;
@@ -362,6 +380,29 @@ bool mb_iomode_reused(const struct mb_iomode *m)
 
 /* ---- the worker ---- */
 
+/* Stamp every block of wbuf and seal it: the CRC of the page is chained
+ * from the small changed parts and the precomputed CRCs of the rest
+ * (crc32_combine_op), equal to crc32 over the whole page. */
+static void seal_stamped(struct wstate *w, unsigned file_no, uint64_t page_no, uint64_t stamp)
+{
+	unsigned char *p = w->wbuf;
+	const unsigned ps = w->m->cfg.page_size;
+	put32(p + 4, PAGE_MAGIC);
+	put64(p + 8, page_no);
+	put32(p + 16, file_no);
+	put32(p + 20, ps);
+	put64(p + 24, stamp);
+	put64(p + HDR, stamp);
+	uLong c = crc32(crc32(0L, Z_NULL, 0), p + 4, HDR + 8 - 4);
+	c = crc32_combine_op(c, w->rest_crc[0], w->op0);
+	for (unsigned b = 1; b < ps / BLK; b++) {
+		put64(p + b * BLK, stamp + b);
+		c = crc32(c, p + b * BLK, 8);
+		c = crc32_combine_op(c, w->rest_crc[b], w->op1);
+	}
+	put32(p, (uint32_t)c);
+}
+
 static int w_start(void *ctx, int idx, struct mb_stress_slot *slot, void **ts)
 {
 	struct mb_iomode *m = ctx;
@@ -374,21 +415,25 @@ static int w_start(void *ctx, int idx, struct mb_stress_slot *slot, void **ts)
 	uint64_t seed = mb_stress_now_ns() ^ ((uint64_t)(idx + 2) * 0x9e3779b97f4a7c15ULL);
 	mb_rng_seed(&w->rng, seed);
 	w->buf = mb_io_alloc(idx < 0 ? MB_IOMODE_LOG_IO : m->cfg.page_size);
+	w->wbuf = idx < 0 ? NULL : mb_io_alloc(m->cfg.page_size);
 	w->pool = malloc(POOL_BYTES + m->cfg.page_size);
 	struct mb_stress_mix mix = {.read_pct = m->cfg.read_pct};
 	int rc = 0;
-	if (!w->buf || !w->pool)
+	if (!w->buf || !w->pool || (idx >= 0 && !w->wbuf))
 		rc = MB_ENOMEM;
 	if (!rc && idx >= 0)
 		rc = mb_stress_gen_create(&mix, true, m->cfg.databases, 0, m->cfg.pages_per_db,
 					  seed, &w->gen);
 	if (rc) {
 		mb_io_free(w->buf);
+		mb_io_free(w->wbuf);
 		free(w->pool);
 		free(w);
 		return rc;
 	}
 	mb_content_fill(seed, w->pool, POOL_BYTES + m->cfg.page_size);
+	w->op0 = crc32_combine_gen(BLK - HDR - 8);
+	w->op1 = crc32_combine_gen(BLK - 8);
 	*ts = w;
 	return 0;
 }
@@ -398,6 +443,7 @@ static void w_stop(void *ts)
 	struct wstate *w = ts;
 	mb_stress_gen_destroy(w->gen);
 	mb_io_free(w->buf);
+	mb_io_free(w->wbuf);
 	free(w->pool);
 	free(w);
 }
@@ -421,18 +467,29 @@ static int w_step(void *ts)
 		}
 		mb_stress_slot_record(w->slot, MB_XFER_DB_READ, t1 - t0, ps);
 		char why[96];
-		if (mb_iomode_page_check(w->buf, ps, st.db + 1, st.target, why, sizeof(why))) {
+		if (mb_iomode_page_check_header(w->buf, ps, st.db + 1, st.target, why,
+						sizeof(why))) {
 			mb_stress_slot_error(w->slot, m->db_path[st.db], off, MB_ECORRUPT, why);
 			return MB_ECORRUPT;
 		}
 		return 0;
 	}
-	/* a write: new contents (a fresh slice of the text pool), sealed */
-	size_t from = (size_t)mb_rng_below(&w->rng, POOL_BYTES);
-	memcpy(w->buf + HDR, w->pool + from, ps - HDR);
-	page_seal(w->buf, ps, st.db + 1, st.target, mb_rng_next(&w->rng));
+	/* a write: new contents, sealed.  The buffer takes a fresh slice of
+	 * the text pool every REFILL writes; in between, every 4 KiB block
+	 * gets a new 8-byte stamp, so no two written blocks are alike (no
+	 * deduplication can flatter the result) at a fraction of the copy. */
+	if (w->gen_no++ % REFILL == 0) {
+		size_t from = (size_t)mb_rng_below(&w->rng, POOL_BYTES);
+		memcpy(w->wbuf + HDR, w->pool + from, ps - HDR);
+		for (unsigned b = 0; b < ps / BLK; b++) {
+			unsigned at = b ? b * BLK + 8 : HDR + 8;
+			w->rest_crc[b] = crc32(0L, w->wbuf + at, (b + 1) * BLK - at);
+		}
+	}
+	uint64_t stamp = mb_rng_next(&w->rng);
+	seal_stamped(w, st.db + 1, st.target, stamp);
 	uint64_t t0 = mb_io_now_ns();
-	int rc = mb_file_write(f, w->buf, ps, off);
+	int rc = mb_file_write(f, w->wbuf, ps, off);
 	uint64_t t1 = mb_io_now_ns();
 	if (rc) {
 		mb_stress_slot_error(w->slot, m->db_path[st.db], off, rc, "database write failed");

@@ -27,6 +27,7 @@
 #define VAL_SPAN 3072
 #define POOL_BYTES (256u << 10)
 #define FILL_TXN_BYTES (256u << 10)
+#define KEY_SCALE (1ull << 32)
 
 struct tdb {
 	pthread_mutex_t mu;
@@ -62,7 +63,6 @@ struct tstate {
 	struct mb_rng rng;
 	struct mb_val val;
 	char *pool;
-	unsigned db;
 };
 
 static void sg_options(const struct mb_txnmode *m, struct mb_sg_options *o, bool create)
@@ -565,7 +565,6 @@ static int t_start(void *ctx, int idx, struct mb_stress_slot *slot, void **ts)
 		return MB_ENOMEM;
 	t->m = m;
 	t->slot = slot;
-	t->db = (unsigned)(idx < 0 ? 0 : idx) % m->cfg.databases;
 	uint64_t seed = mb_stress_now_ns() ^ ((uint64_t)(idx + 7) * 0x9e3779b97f4a7c15ULL);
 	mb_rng_seed(&t->rng, seed);
 	struct mb_val v = MB_VAL_INIT;
@@ -573,14 +572,13 @@ static int t_start(void *ctx, int idx, struct mb_stress_slot *slot, void **ts)
 	t->pool = malloc(POOL_BYTES + VAL_MIN + VAL_SPAN);
 	int rc = t->pool ? 0 : MB_ENOMEM;
 	if (!rc)
-		rc = mb_stress_gen_create(&m->cfg.mix, false, m->cfg.databases, 0,
-					  m->db[t->db].keys * MB_TXN_STRIDE, seed, &t->gen);
+		rc = mb_stress_gen_create(&m->cfg.mix, false, m->cfg.databases, 0, KEY_SCALE, seed,
+					  &t->gen);
 	if (rc) {
 		free(t->pool);
 		free(t);
 		return rc;
 	}
-	mb_stress_gen_pin_db(t->gen, t->db);
 	mb_content_fill(seed, t->pool, POOL_BYTES + VAL_MIN + VAL_SPAN);
 	*ts = t;
 	return 0;
@@ -671,13 +669,30 @@ static int t_txn(struct tstate *t, struct tdb *d, const struct mb_stress_step *s
 	return mb_db_commit(d->db);
 }
 
+/* Lock a database for one transaction: the generator's pick if it is
+ * free, else the next free one; when every one is busy (more threads than
+ * databases), wait for the pick. */
+static struct tdb *take_db(struct mb_txnmode *m, unsigned pick)
+{
+	unsigned n = m->cfg.databases;
+	for (unsigned i = 0; i < n; i++) {
+		struct tdb *d = &m->db[(pick + i) % n];
+		if (pthread_mutex_trylock(&d->mu) == 0)
+			return d;
+	}
+	pthread_mutex_lock(&m->db[pick].mu);
+	return &m->db[pick];
+}
+
 static int t_step(void *ts)
 {
 	struct tstate *t = ts;
 	struct mb_stress_step st;
 	mb_stress_gen_next(t->gen, &st);
-	struct tdb *d = &t->m->db[t->db];
-	pthread_mutex_lock(&d->mu);
+	struct tdb *d = take_db(t->m, st.db);
+	/* the generator draws in [0, KEY_SCALE): scale to this database's keys */
+	st.target = (uint64_t)(((unsigned __int128)st.target * (d->keys * MB_TXN_STRIDE)) /
+			       KEY_SCALE);
 	int rc = t_txn(t, d, &st);
 	if (rc)
 		t_fail(t, d, rc);
@@ -727,8 +742,9 @@ int mb_txnmode_checksum(struct mb_txnmode *m, struct mb_stress_slot *slot, uint6
 			first = rc;
 	}
 	*seconds = (double)(mb_stress_now_ns() - t0) / 1e9;
-	*pages = rep.pages;
-	*bytes = rep.pages * m->cfg.page_size;
+	/* the check reads every page of each file; rep.bytes is their size */
+	*bytes = rep.bytes;
+	*pages = rep.bytes / m->cfg.page_size;
 	return first;
 }
 
@@ -769,14 +785,14 @@ static int child_generate(const struct mb_txnmode_cfg *cfg, int threads, unsigne
 	uint64_t target = (uint64_t)segments * MB_LOG_SEGMENT_SIZE;
 	struct mb_stress_worker w;
 	mb_txnmode_worker(m, &w);
-	/* run phases of one second until the log holds enough */
+	/* run short phases until the log holds enough */
 	uint64_t t0 = mb_stress_now_ns();
-	for (int i = 0; i < 3600; i++) {
+	for (int i = 0; i < 18000; i++) {
 		struct mb_stress_window *win;
 		double secs;
 		if ((rc = mb_stress_window_create(&win)))
 			return rc;
-		rc = mb_stress_run_phase(&w, acct, threads, 0, 1.0, NULL, NULL, win, &secs);
+		rc = mb_stress_run_phase(&w, acct, threads, 0, 0.2, NULL, NULL, win, &secs);
 		mb_stress_window_destroy(win);
 		if (!rc && mb_stress_acct_errors(acct))
 			rc = MB_EIO;

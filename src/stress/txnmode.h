@@ -11,9 +11,10 @@
  *
  * Each worker thread runs the engine's own transactions (insert, replace,
  * delete, seek at the configured mix; most commits lazy, i.e. async, the
- * rest durable).  The engine's model is one thread per database handle at
- * a time: thread i uses database i mod N, each database guarded by a mutex
- * (uncontended while threads <= N).  The I/O figures are the engine's own:
+ * rest durable), spread over every database like Jetstress's threads.  The
+ * engine's model is one thread per database handle at a time: each
+ * transaction locks its database's mutex (the generator's random pick, or
+ * the next free one, so threads <= N never wait for each other).  The I/O figures are the engine's own:
  * the I/O layer's per-kind histograms (database reads and writes) and the
  * group's log write+fdatasync histogram, drained once per second.
  */

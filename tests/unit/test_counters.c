@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+/* cmocka needs the four headers above first */
 #include <cmocka.h>
 
 #include <ctype.h>
@@ -40,11 +41,19 @@ static void test_published_order(void **state)
 {
 	(void)state;
 	static const char *const keys[] = {
-		"users",           "processor_pct",      "context_switches_per_s",
-		"local_delivery_rate", "network_kbit_per_s", "db_transfers_per_s",
-		"log_writes_per_s", "disk_mb_per_s",     "db_cache_mb",
-		"rpc_ops_per_s",   "rpc_requests",       "client_latency_ms",
-		"store_virtual_mb",
+	    "users",
+	    "processor_pct",
+	    "context_switches_per_s",
+	    "local_delivery_rate",
+	    "network_kbit_per_s",
+	    "db_transfers_per_s",
+	    "log_writes_per_s",
+	    "disk_mb_per_s",
+	    "db_cache_mb",
+	    "rpc_ops_per_s",
+	    "rpc_requests",
+	    "client_latency_ms",
+	    "store_virtual_mb",
 	};
 	assert_int_equal(MB_PUBLISHED_COUNT, 13);
 	for (int i = 0; i < 13; i++) {
@@ -79,9 +88,9 @@ static void test_find(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_keys_unique),
-		cmocka_unit_test(test_published_order),
-		cmocka_unit_test(test_find),
+	    cmocka_unit_test(test_keys_unique),
+	    cmocka_unit_test(test_published_order),
+	    cmocka_unit_test(test_find),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+/* cmocka needs the four headers above first */
 #include <cmocka.h>
 
 #include <math.h>
@@ -34,7 +35,7 @@ static int cmp_u64(const void *a, const void *b)
 /* Nearest-rank order statistic of sorted v[n]. */
 static uint64_t exact_pct(const uint64_t *v, size_t n, double p)
 {
-	size_t rank = (size_t)ceil(p / 100.0 * (double)n);
+	size_t rank = (size_t)ceil(p / 100.0 * (double)n * (1.0 - 1e-12));
 	if (rank < 1)
 		rank = 1;
 	if (rank > n)
@@ -92,6 +93,12 @@ static void test_percentiles(void **state)
 	qsort(v, 37, sizeof(*v), cmp_u64);
 	for (int p = 1; p <= 100; p++)
 		check_within(mb_hist_percentile_ns(h, p), exact_pct(v, 37, p), 0.01);
+	/* p = 100 * k / n lands exactly on rank k */
+	mb_hist_reset(h);
+	for (int i = 1; i <= 100; i++)
+		mb_hist_record(h, (uint64_t)i * 1000000); /* 1..100 ms, one per bucket */
+	for (int k = 1; k <= 100; k++)
+		check_within(mb_hist_percentile_ns(h, k), (uint64_t)k * 1000000, 0.01);
 	mb_hist_destroy(h);
 	free(v);
 }
@@ -242,23 +249,23 @@ static void test_decode_garbage(void **state)
 	mb_hist_merge(ref, h);
 
 	static const char *bad[] = {
-		"",
-		"garbage",
-		"h1/128/1000/100000000000",
-		"h1/128/1000/100000000000 1 5 5",
-		"h1/128/1000/100000000000 1 5 5 5 0:2",          /* count mismatch */
-		"h1/128/1000/100000000000 1 5 5 5 0:1 ",         /* trailing space */
-		"h1/128/1000/100000000000 2 5 5 5 0:1 0:1",      /* index not ascending */
-		"h1/128/1000/100000000000 1 5 5 5 999999:1",     /* index out of range */
-		"h1/128/1000/100000000000 1 5 5 5 0:0",          /* zero count */
-		"h1/128/1000/100000000000 1 5 5 5 0:-1",
-		"h1/128/1000/100000000000 1 9 5 5 0:1",          /* min > max */
-		"h1/128/1000/100000000000 1 5000000 5000000 5 0:1", /* min not in its bucket */
-		"h1/128/1000/100000000000 0 1 1 1",              /* empty with min */
-		"h1/128/1000/100000000000 1 5 5 5 0:1x",
-		"h1/128/1000/100000000000 99999999999999999999 5 5 5 0:1",
-		"h1/64/1000/100000000000 1 5 5 5 0:1",           /* other layout */
-		"h1/128/1000/100000000000 18446744073709551615 5 5 5 0:18446744073709551615 1:1",
+	    "",
+	    "garbage",
+	    "h1/128/1000/100000000000",
+	    "h1/128/1000/100000000000 1 5 5",
+	    "h1/128/1000/100000000000 1 5 5 5 0:2",	 /* count mismatch */
+	    "h1/128/1000/100000000000 1 5 5 5 0:1 ",	 /* trailing space */
+	    "h1/128/1000/100000000000 2 5 5 5 0:1 0:1",	 /* index not ascending */
+	    "h1/128/1000/100000000000 1 5 5 5 999999:1", /* index out of range */
+	    "h1/128/1000/100000000000 1 5 5 5 0:0",	 /* zero count */
+	    "h1/128/1000/100000000000 1 5 5 5 0:-1",
+	    "h1/128/1000/100000000000 1 9 5 5 0:1",		/* min > max */
+	    "h1/128/1000/100000000000 1 5000000 5000000 5 0:1", /* min not in its bucket */
+	    "h1/128/1000/100000000000 0 1 1 1",			/* empty with min */
+	    "h1/128/1000/100000000000 1 5 5 5 0:1x",
+	    "h1/128/1000/100000000000 99999999999999999999 5 5 5 0:1",
+	    "h1/64/1000/100000000000 1 5 5 5 0:1", /* other layout */
+	    "h1/128/1000/100000000000 18446744073709551615 5 5 5 0:18446744073709551615 1:1",
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		assert_int_equal(mb_hist_decode_merge(h, bad[i]), MB_EPROTO);
@@ -280,12 +287,12 @@ static void test_decode_garbage(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_percentiles),
-		cmocka_unit_test(test_empty),
-		cmocka_unit_test(test_edges),
-		cmocka_unit_test(test_merge),
-		cmocka_unit_test(test_encode_roundtrip),
-		cmocka_unit_test(test_decode_garbage),
+	    cmocka_unit_test(test_percentiles),
+	    cmocka_unit_test(test_empty),
+	    cmocka_unit_test(test_edges),
+	    cmocka_unit_test(test_merge),
+	    cmocka_unit_test(test_encode_roundtrip),
+	    cmocka_unit_test(test_decode_garbage),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+/* cmocka needs the four headers above first */
 #include <cmocka.h>
 
 #include <pthread.h>
@@ -223,10 +224,10 @@ static void test_machine(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_self_sample),   cmocka_unit_test(test_cpu_rises),
-		cmocka_unit_test(test_switches_rise), cmocka_unit_test(test_rss_rises),
-		cmocka_unit_test(test_other_process), cmocka_unit_test(test_host),
-		cmocka_unit_test(test_machine),
+	    cmocka_unit_test(test_self_sample),	  cmocka_unit_test(test_cpu_rises),
+	    cmocka_unit_test(test_switches_rise), cmocka_unit_test(test_rss_rises),
+	    cmocka_unit_test(test_other_process), cmocka_unit_test(test_host),
+	    cmocka_unit_test(test_machine),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

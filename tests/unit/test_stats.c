@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+/* cmocka needs the four headers above first */
 #include <cmocka.h>
 
 #include <errno.h>
@@ -215,20 +216,20 @@ static void test_malformed(void **state)
 	struct got *g = calloc(1, sizeof(*g));
 	struct mb_stats_reader *r;
 	static const char *bad[] = {
-		"garbage\n",
-		"\n",
-		"[1,2,3]\n",
-		"{\"src\":1,\"pid\":7,\"seq\":3,\"t\":1.5}\n",
-		"{\"pid\":7,\"seq\":3,\"t\":1.5}\n",
-		"{\"src\":\"x\",\"pid\":7,\"seq\":-1,\"t\":1.5}\n",
-		"{\"src\":\"x\",\"pid\":7,\"seq\":3,\"t\":\"now\"}\n",
-		"{\"src\":\"x\",\"pid\":7,\"seq\":3,\"t\":1,\"c\":{\"users\":\"many\"}}\n",
-		"{\"src\":\"x\",\"pid\":7,\"seq\":3,\"t\":1,\"c\":[1]}\n",
-		"{\"src\":\"x\",\"pid\":7,\"seq\":3,\"t\":1,\"h\":{\"rtt\":5}}\n",
-		"{\"src\":\"x\",\"pid\":7,\"seq\":3,\"t\":1,\"end\":1}\n",
-		"{\"src\":\"x\",\"src\":\"y\",\"pid\":7,\"seq\":3,\"t\":1}\n",
-		"{\"src\":\"x\",\"pid\":7,\"seq\":3,\"t\":1}{}\n",
-		"{\"src\":\"0123456789012345678901234567890123456789\",\"pid\":7,\"seq\":3,\"t\":1}\n",
+	    "garbage\n",
+	    "\n",
+	    "[1,2,3]\n",
+	    "{\"src\":1,\"pid\":7,\"seq\":3,\"t\":1.5}\n",
+	    "{\"pid\":7,\"seq\":3,\"t\":1.5}\n",
+	    "{\"src\":\"x\",\"pid\":7,\"seq\":-1,\"t\":1.5}\n",
+	    "{\"src\":\"x\",\"pid\":7,\"seq\":3,\"t\":\"now\"}\n",
+	    "{\"src\":\"x\",\"pid\":7,\"seq\":3,\"t\":1,\"c\":{\"users\":\"many\"}}\n",
+	    "{\"src\":\"x\",\"pid\":7,\"seq\":3,\"t\":1,\"c\":[1]}\n",
+	    "{\"src\":\"x\",\"pid\":7,\"seq\":3,\"t\":1,\"h\":{\"rtt\":5}}\n",
+	    "{\"src\":\"x\",\"pid\":7,\"seq\":3,\"t\":1,\"end\":1}\n",
+	    "{\"src\":\"x\",\"src\":\"y\",\"pid\":7,\"seq\":3,\"t\":1}\n",
+	    "{\"src\":\"x\",\"pid\":7,\"seq\":3,\"t\":1}{}\n",
+	    "{\"src\":\"0123456789012345678901234567890123456789\",\"pid\":7,\"seq\":3,\"t\":1}\n",
 	};
 	size_t nbad = sizeof(bad) / sizeof(bad[0]);
 	assert_int_equal(mb_stats_reader_create(collect, g, &r), 0);
@@ -393,10 +394,10 @@ static void test_child_dies(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_roundtrip),     cmocka_unit_test(test_splits),
-		cmocka_unit_test(test_malformed),     cmocka_unit_test(test_overlong),
-		cmocka_unit_test(test_eof_partial),   cmocka_unit_test(test_writer_closed),
-		cmocka_unit_test(test_child_dies),
+	    cmocka_unit_test(test_roundtrip),	cmocka_unit_test(test_splits),
+	    cmocka_unit_test(test_malformed),	cmocka_unit_test(test_overlong),
+	    cmocka_unit_test(test_eof_partial), cmocka_unit_test(test_writer_closed),
+	    cmocka_unit_test(test_child_dies),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

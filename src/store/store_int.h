@@ -1,0 +1,165 @@
+/* store_int.h: internals shared by the store's network side (server.c) and
+ * its operation executor (ops.c).  Not for other parts.
+ *
+ * Ownership: a connection and its session belong to the loop thread, EXCEPT
+ * while one of its requests is in flight: then the request's current
+ * database owner thread may read and write the session (handles, logon
+ * state); the loop thread touches neither until the request comes back.
+ * A request is in exactly one place at a time: a worker's queue, being
+ * executed by that worker, waiting for commits, or in the done queue.
+ * pending counts 1 (execution) + outstanding async commits; whoever drops
+ * it to zero hands the request to the loop thread.
+ */
+#ifndef MB_STORE_STORE_INT_H
+#define MB_STORE_STORE_INT_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <uv.h>
+
+#include "core/topology.h"
+#include "db/db.h"
+#include "proto/proto.h"
+#include "store/schema.h"
+#include "store/store.h"
+
+#define MB_MAX_HANDLES 64
+#define MB_REQ_ARENA (24u << 20)
+#define MB_REPLY_BUDGET (3u << 20) /* reply payload bytes we allow ourselves */
+
+enum handle_kind { H_FREE = 0, H_CONTENTS, H_HIERARCHY, H_MESSAGE, H_DRAFT };
+
+struct draft_prop {
+	struct mb_prop p;   /* bytes owned (malloc'd) */
+};
+
+struct handle {
+	uint32_t id;
+	uint8_t kind;
+	uint32_t folder;            /* local folder number */
+	uint64_t mid;               /* H_MESSAGE */
+	uint16_t ncols;
+	uint32_t cols[MB_PROTO_MAX_PROPS];
+	struct mb_scan_pos pos;     /* contents cursor */
+	uint32_t hier_after;        /* hierarchy cursor */
+	bool hier_done;
+	uint16_t nprops;            /* drafts and changes to open messages */
+	struct draft_prop *props;
+};
+
+struct session {
+	bool logged_on;
+	int user;                   /* topology index */
+	uint32_t mailbox;
+	int db;                     /* home database, 1-based */
+	uint32_t flags;             /* granted MB_LOGON_F_* */
+	bool nonce_valid;
+	uint8_t nonce[MB_NONCE_LEN];
+	struct handle **handles;    /* MB_MAX_HANDLES slots, allocated on first use */
+};
+
+struct submit_state {
+	int ndb;                    /* databases with recipients */
+	int *dbs;                   /* their numbers */
+	int phase;                  /* 0: Sent Items; k: delivery to dbs[k-1] */
+	int nrcpt;
+	int *rcpt;                  /* user indices, deduplicated */
+	uint64_t sent_mid;
+	struct mb_delivery *dl;     /* nrcpt */
+	int ndl;
+	/* the message to deliver (copied into the request arena) */
+	struct mb_prop *props;
+	uint16_t nprops;
+	const uint8_t *body;
+	uint32_t body_len;
+};
+
+struct mb_event_out {
+	uint32_t mailbox;
+	struct mb_event ev;
+};
+
+struct conn;
+struct mb_store;
+
+struct req {
+	struct req *next;
+	struct mb_store *st;
+	struct conn *conn;
+	struct session *sess;
+	uint8_t *payload;           /* decompressed request payload (owned) */
+	size_t payload_len;
+	size_t wire_in;             /* bytes of the request frame on the wire */
+	struct mb_arena *arena;
+	struct mb_request rq;
+	struct mb_op_reply *res;
+	uint64_t *op_ns;            /* per-op execution time */
+	int next_op;
+	int cur_db;
+	atomic_int pending;
+	atomic_int commit_err;
+	int delay_ms;
+	int frame_err;              /* non-zero: answer with an ERROR frame */
+	uint64_t t_recv;
+	size_t reply_budget;
+	struct submit_state *sub;
+	struct mb_event_out *events;
+	int nevents, cap_events;
+	uv_timer_t delay_timer;
+};
+
+/* One owner thread per database. */
+struct dbw {
+	struct mb_store *st;
+	int index;                  /* database number, 1-based */
+	int sg;
+	struct mb_db *db;
+	struct mb_schema *schema;
+	pthread_t th;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	struct req *head, *tail;
+	bool stop;
+	struct mb_buf *tmp;
+	struct mb_val val, val2;
+};
+
+/* Counters updated from any thread. */
+struct store_counters {
+	atomic_uint_fast64_t deliveries_db;     /* once per message per database */
+	atomic_uint_fast64_t deliveries_rcpt;   /* once per recipient */
+	atomic_uint_fast64_t commits;
+	atomic_uint_fast64_t commit_errors;
+};
+
+struct mb_store {
+	struct mb_store_opts o;
+	struct mb_topology *topo;
+	struct mb_io *io;
+	struct mb_cache *cache;
+	int nsg;
+	struct mb_sg **sgs;
+	int ndb;
+	struct dbw *w;              /* ndb workers, w[i].index = i + 1 */
+	struct store_counters c;
+	/* done queue (workers -> loop) */
+	pthread_mutex_t done_mu;
+	struct req *done_head, *done_tail;
+	/* the rest belongs to the loop thread: see server.c */
+	void *loop_state;
+};
+
+/* ops.c: run a request's operations on worker w from req->next_op until it
+ * is finished (then release the execution token) or must move to another
+ * database (then it is queued there). */
+void mb_ops_execute(struct dbw *w, struct req *r);
+/* Free a session's handles (loop thread, or the owner of its request). */
+void mb_session_clear(struct session *s);
+/* Queue a request on database db's worker (any thread). */
+void mb_store_enqueue(struct mb_store *st, int db, struct req *r);
+/* Drop one reference of pending; at zero the request goes to the loop. */
+void mb_req_release(struct req *r);
+
+#endif

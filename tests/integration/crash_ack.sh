@@ -1,0 +1,76 @@
+#!/bin/bash
+# tests/integration/crash_ack.sh: no acknowledged write is lost when the
+# store is killed.  A tiny data directory, a real store on a random
+# loopback port, the load engine at high acceleration writing an ack log;
+# the store is SIGKILLed mid-load and restarted on the same port (the load
+# engine reconnects with backoff), the load is stopped, and
+# `mailbench check --ack-log` must find every acknowledged create that was
+# not deleted, and no acknowledged delete.  Bounded by timeouts (~30 s).
+set -u
+MAILBENCH=${MAILBENCH:-./mailbench}
+T=$(mktemp -d "${TMPDIR:-/tmp}/mb-crash.XXXXXX")
+LOAD_PID=
+. "$(dirname "$0")/load_lib.sh"
+trap load_cleanup EXIT
+load_need
+fail() { echo "FAIL: $*"; echo "--- store log"; tail -20 "$T/store.log"; exit 1; }
+
+timeout 120 "$MAILBENCH" init -s online --users 16 --scale 0.02 --data "$T/data" >"$T/init.log" 2>&1 \
+	|| { cat "$T/init.log"; fail "init"; }
+store_start "$T/data" || fail "store start"
+port=$STORE_PORT
+
+# heavy on writes: sends (deliveries), inbox passes (moves, hard deletes),
+# appointments and contacts
+cat >"$T/lab-crash.cfg" <<CFG
+base = "online";
+actions_per_day = {
+	send_mail = 600; process_inbox = 600; browse_mail = 50; check_free_busy = 0;
+	request_meeting = 100; make_appointment = 300; browse_calendar = 0;
+	journal_applications = 0; logoff = 0; browse_contacts = 0; create_contact = 300;
+};
+CFG
+timeout 90 "$MAILBENCH" load -s "$T/lab-crash.cfg" --target "127.0.0.1:$port" \
+	--topology "$T/data/topology.json" --users 16 --accel 40 --duration 60 --ramp 0.5 \
+	--threads 2 --ack-log "$T/ack.log" >"$T/load.out" 2>"$T/load.err" &
+LOAD_PID=$!
+sleep 4
+kill -0 "$LOAD_PID" 2>/dev/null || { cat "$T/load.out" "$T/load.err"; fail "load died"; }
+before=$(grep -c '^+' "$T/ack.log" || true)
+[ "$before" -gt 0 ] || fail "no acknowledged creates before the crash"
+kill -KILL "$STORE_PID"
+wait "$STORE_PID" 2>/dev/null
+STORE_PID=
+sleep 1
+# restart on the same port: recovery, then the load engine reconnects
+for i in $(seq 1 50); do
+	"$MB_STORE_BIN" store --data "$T/data" --listen "127.0.0.1:$port" >>"$T/store.log" 2>&1 &
+	STORE_PID=$!
+	for j in $(seq 1 50); do
+		port_open "$port" && break 2
+		kill -0 "$STORE_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	wait "$STORE_PID" 2>/dev/null
+	STORE_PID=
+	sleep 0.2
+done
+[ -n "$STORE_PID" ] || fail "store restart"
+sleep 4
+kill -TERM "$LOAD_PID"
+timeout 30 tail --pid="$LOAD_PID" -f /dev/null
+wait "$LOAD_PID"
+rc=$?
+LOAD_PID=
+cat "$T/load.out"
+[ "$rc" -eq 0 ] || { cat "$T/load.err"; fail "load exited $rc"; }
+grep -q "lost [1-9]" "$T/load.out" || fail "the load engine did not see the connections drop"
+grep -q "reconnects [1-9]" "$T/load.out" || fail "the load engine did not reconnect"
+after=$(grep -c '^+' "$T/ack.log")
+[ "$after" -gt "$before" ] || fail "no acknowledged creates after the restart"
+store_stop
+timeout 60 "$MAILBENCH" check --data "$T/data" --ack-log "$T/ack.log" >"$T/check.out" 2>&1
+rc=$?
+cat "$T/check.out"
+[ "$rc" -eq 0 ] || fail "check --ack-log exited $rc"
+echo "ok: $after acknowledged creates, $(grep -c '^-' "$T/ack.log") deletes verified after a SIGKILL"

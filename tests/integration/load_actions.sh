@@ -1,0 +1,83 @@
+#!/bin/bash
+# tests/integration/load_actions.sh: every user action of the load engine
+# runs its RPC sequence against a real store (tiny data directory, random
+# loopback port) and completes without failure, in online mode; then
+# cached mode: the full download at logon, incremental syncs on new-mail
+# notifications and on the timer, local reads, uploads.  Bounded: each run
+# lasts a few seconds; the whole test well under a minute.
+set -u
+MAILBENCH=${MAILBENCH:-./mailbench}
+T=$(mktemp -d "${TMPDIR:-/tmp}/mb-load.XXXXXX")
+. "$(dirname "$0")/load_lib.sh"
+trap load_cleanup EXIT
+load_need
+fail() { echo "FAIL: $*"; echo "--- store log"; tail -20 "$T/store.log"; exit 1; }
+
+timeout 120 "$MAILBENCH" init -s online --users 12 --scale 0.02 --data "$T/data" >"$T/init.log" 2>&1 \
+	|| { cat "$T/init.log"; fail "init"; }
+store_start "$T/data" || fail "store start"
+
+# every action at a high rate (per 8-hour day), all in one run; logoff
+# less often, so that arrivals while logged off fit the pending queue
+cat >"$T/lab-online.cfg" <<CFG
+base = "online";
+actions_per_day = {
+	send_mail = 100; process_inbox = 100; browse_mail = 100; check_free_busy = 100;
+	request_meeting = 100; make_appointment = 100; browse_calendar = 100;
+	journal_applications = 100; logoff = 40; browse_contacts = 100; create_contact = 100;
+};
+CFG
+timeout 60 "$MAILBENCH" load -s "$T/lab-online.cfg" --target "127.0.0.1:$STORE_PORT" \
+	--topology "$T/data/topology.json" --users 12 --accel 50 --duration 8 --ramp 1 \
+	--threads 2 --ack-log "$T/ack.log" >"$T/online.out" 2>"$T/online.err"
+rc=$?
+[ "$rc" -eq 0 ] || { cat "$T/online.out" "$T/online.err"; fail "load online exited $rc"; }
+cat "$T/online.out"
+for a in "send mail" "process inbox" "browse mail" "check free/busy" "request meeting" \
+	"make appointment" "browse calendar" "journal applications" "logoff" \
+	"browse contacts" "create contact"; do
+	set -- $(row "$a" "$T/online.out")
+	[ $# -eq 3 ] || fail "no row for '$a'"
+	[ "$2" -gt 0 ] || fail "online '$a': none done ($*)"
+	[ "$3" -eq 0 ] || fail "online '$a': $3 failed"
+done
+grep -q "messages per user-day: sent" "$T/online.out" || fail "no sent/received figures"
+grep -q "^+ " "$T/ack.log" || fail "ack log has no creates"
+grep -q "^- " "$T/ack.log" || fail "ack log has no deletes"
+
+# cached mode: mail flows (send + process inbox), so notifications and
+# syncs happen; browse calendar and contacts are local
+cat >"$T/lab-cached.cfg" <<CFG
+base = "cached";
+actions_per_day = {
+	send_mail = 100; process_inbox = 100; browse_mail = 0; check_free_busy = 60;
+	request_meeting = 60; make_appointment = 60; browse_calendar = 100;
+	journal_applications = 0; logoff = 40; browse_contacts = 100; create_contact = 60;
+};
+CFG
+timeout 60 "$MAILBENCH" load -s "$T/lab-cached.cfg" --target "127.0.0.1:$STORE_PORT" \
+	--topology "$T/data/topology.json" --users 12 --accel 50 --duration 8 --ramp 1 \
+	--threads 1 --ack-log "$T/ack.log" >"$T/cached.out" 2>"$T/cached.err"
+rc=$?
+[ "$rc" -eq 0 ] || { cat "$T/cached.out" "$T/cached.err"; fail "load cached exited $rc"; }
+cat "$T/cached.out"
+for a in "send mail" "process inbox" "check free/busy" "request meeting" "make appointment" \
+	"browse calendar" "logoff" "browse contacts" "create contact"; do
+	set -- $(row "$a" "$T/cached.out")
+	[ $# -eq 3 ] || fail "no row for '$a'"
+	[ "$2" -gt 0 ] || fail "cached '$a': none done ($*)"
+	[ "$3" -eq 0 ] || fail "cached '$a': $3 failed"
+done
+line=$(grep "^cached mode:" "$T/cached.out") || fail "no cached-mode line"
+set -- $(echo "$line" | tr -c '0-9\n' ' ')
+# syncs, items, local reads, notifications
+[ "$1" -gt 0 ] || fail "no syncs"
+[ "$2" -gt 0 ] || fail "no items synced (full download at logon)"
+[ "$3" -gt 0 ] || fail "no local reads"
+[ "$4" -gt 0 ] || fail "no new-mail notifications"
+
+# everything acknowledged is there, everything deleted is gone
+store_stop
+timeout 60 "$MAILBENCH" check --data "$T/data" --ack-log "$T/ack.log" >"$T/check.out" 2>&1 \
+	|| { cat "$T/check.out"; fail "check --ack-log"; }
+echo "ok"

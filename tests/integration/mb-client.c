@@ -1,0 +1,446 @@
+/* mb-client.c: a small command-line client of the store, built on the
+ * blocking client (src/proto/client.h), for the integration tests and for
+ * poking a running store by hand.
+ *
+ *   mb-client ADDR:PORT DATA smoke       drive every operation end to end
+ *   mb-client ADDR:PORT DATA logon USER  log on (password from the topology)
+ *   mb-client ADDR:PORT DATA badpass USER  a wrong password must be refused
+ *   mb-client ADDR:PORT DATA garbage     malformed frames must get errors
+ *   mb-client ADDR:PORT DATA send USER N send N messages to the next user,
+ *                                        print "delivered MAILBOX MID" lines
+ *   mb-client - DATA probe FILE          with the store stopped: every
+ *                                        "delivered M MID" line of FILE exists
+ *
+ * Exit 0 when every check held, 1 otherwise (the failing check is printed).
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/error.h"
+#include "core/topology.h"
+#include "proto/client.h"
+#include "proto/proto.h"
+#include "store/store.h"
+
+static int failures;
+
+#define CHECK(cond, ...)                                                       \
+	do {                                                                   \
+		if (!(cond)) {                                                 \
+			printf("FAIL %s:%d: ", __FILE__, __LINE__);            \
+			printf(__VA_ARGS__);                                   \
+			printf("\n");                                          \
+			failures++;                                            \
+			return 1;                                              \
+		}                                                              \
+	} while (0)
+
+static struct mb_topology *topo;
+static const char *addr;
+
+static int connect_as(int idx, uint32_t flags, struct mb_client **out)
+{
+	const struct mb_topo_user *u = mb_topology_user(topo, idx);
+	int rc = mb_client_connect_addr(addr, 10000, out);
+	CHECK(rc == 0, "connect %s: %s", addr, mb_strerror(rc));
+	rc = mb_client_logon(*out, u->name, u->password, flags, NULL);
+	CHECK(rc == 0, "logon %s: %s", u->name, mb_strerror(rc));
+	return 0;
+}
+
+static int one(struct mb_client *c, struct mb_op *op, struct mb_op_reply *res)
+{
+	struct mb_reply rep;
+	int rc = mb_client_call(c, op, 1, &rep);
+	if (rc)
+		return rc;
+	*res = rep.ops[0];
+	return res->status;
+}
+
+static int64_t now_ms(void)
+{
+	return (int64_t)time(NULL) * 1000;
+}
+
+static int smoke(void)
+{
+	struct mb_client *a, *b;
+	struct mb_op ops[8];
+	struct mb_reply rep;
+	struct mb_op_reply r;
+	int rc;
+
+	if (connect_as(0, MB_LOGON_F_LZ4 | MB_LOGON_F_NOTIFY, &a) ||
+	    connect_as(1, MB_LOGON_F_LZ4 | MB_LOGON_F_NOTIFY, &b))
+		return 1;
+	uint32_t ma = mb_client_mailbox(a), mbx_b = mb_client_mailbox(b);
+	printf("logon ok: mailboxes %u and %u, compression %d\n", ma, mbx_b,
+	       mb_client_compressing(a));
+
+	/* one batch: open Inbox, contents table, columns, first page */
+	static uint32_t cols[] = {MB_PR_MID, MB_PR_SUBJECT, MB_PR_MESSAGE_SIZE};
+	memset(ops, 0, sizeof(ops));
+	ops[0].code = MB_OP_OPEN_FOLDER;
+	ops[0].u.open_folder.fid = MB_FID(ma, MB_FID_INBOX);
+	ops[1].code = MB_OP_GET_CONTENTS_TABLE;
+	ops[1].u.get_table.fid = MB_FID(ma, MB_FID_INBOX);
+	ops[1].u.get_table.handle = 1;
+	ops[2].code = MB_OP_SET_COLUMNS;
+	ops[2].u.set_columns.handle = 1;
+	ops[2].u.set_columns.n = 3;
+	ops[2].u.set_columns.tags = cols;
+	ops[3].code = MB_OP_QUERY_ROWS;
+	ops[3].u.query_rows.handle = 1;
+	ops[3].u.query_rows.max_rows = 2;
+	rc = mb_client_call(a, ops, 4, &rep);
+	CHECK(rc == 0, "browse batch: %s", mb_strerror(rc));
+	for (int i = 0; i < 4; i++)
+		CHECK(rep.ops[i].status == 0, "browse op %d: %s", i, mb_strerror(rep.ops[i].status));
+	uint32_t inbox_count = rep.ops[0].u.folder.count;
+	CHECK(inbox_count > 0 && rep.ops[1].u.table.rows == inbox_count, "inbox count %u",
+	      inbox_count);
+	CHECK(rep.ops[3].u.rows.ncols == 3 && rep.ops[3].u.rows.nrows >= 1, "query rows");
+	uint64_t first_mid = (uint64_t)rep.ops[3].u.rows.vals[0].v.i;
+	printf("inbox: %u messages, first page %u rows\n", inbox_count, rep.ops[3].u.rows.nrows);
+
+	/* open the newest message and read its body */
+	static uint32_t want[] = {MB_PR_SUBJECT, MB_PR_BODY};
+	memset(ops, 0, sizeof(ops));
+	ops[0].code = MB_OP_OPEN_MESSAGE;
+	ops[0].u.open_message.fid = MB_FID(ma, MB_FID_INBOX);
+	ops[0].u.open_message.mid = first_mid;
+	ops[0].u.open_message.handle = 2;
+	ops[1].code = MB_OP_GET_PROPS;
+	ops[1].u.get_props.handle = 2;
+	ops[1].u.get_props.n = 2;
+	ops[1].u.get_props.tags = want;
+	rc = mb_client_call(a, ops, 2, &rep);
+	CHECK(rc == 0 && rep.ops[0].status == 0 && rep.ops[1].status == 0, "open/read: %s %d %d",
+	      mb_strerror(rc), rep.ops[0].status, rep.ops[1].status);
+	CHECK(rep.ops[1].u.props.props[1].tag == MB_PR_BODY &&
+		      rep.ops[1].u.props.props[1].v.b.len > 0,
+	      "body missing");
+	printf("read message %llu: body %u bytes\n", (unsigned long long)first_mid,
+	       rep.ops[1].u.props.props[1].v.b.len);
+
+	/* send to user 2 and to a list, in one batch */
+	const struct mb_topo_user *ub = mb_topology_user(topo, 1);
+	const struct mb_topo_list *l0 = mb_topology_list(topo, 0);
+	struct mb_bytes names[2] = {mb_str(ub->name), mb_str(l0->name)};
+	struct mb_prop props[3];
+	props[0] = mb_prop_str(MB_PR_SUBJECT, "integration test");
+	props[1] = mb_prop_str(MB_PR_BODY, "Hello, this is a test message body. Hello again.");
+	memset(&props[2], 0, sizeof(props[2]));
+	props[2].tag = MB_PR_RECIPIENTS;
+	props[2].v.mv.n = 2;
+	props[2].v.mv.v = names;
+	memset(ops, 0, sizeof(ops));
+	ops[0].code = MB_OP_CREATE_MESSAGE;
+	ops[0].u.create_message.fid = MB_FID(ma, MB_FID_SENT);
+	ops[0].u.create_message.handle = 3;
+	ops[1].code = MB_OP_SET_PROPS;
+	ops[1].u.set_props.handle = 3;
+	ops[1].u.set_props.n = 3;
+	ops[1].u.set_props.props = props;
+	ops[2].code = MB_OP_SUBMIT;
+	ops[2].u.save.handle = 3;
+	rc = mb_client_call(a, ops, 3, &rep);
+	CHECK(rc == 0, "submit batch: %s", mb_strerror(rc));
+	CHECK(rep.ops[2].status == 0, "submit: %s", mb_strerror(rep.ops[2].status));
+	uint32_t ndl = rep.ops[2].u.submit.n;
+	CHECK(ndl >= 1, "no deliveries");
+	bool to_b = false;
+	uint64_t b_mid = 0;
+	for (uint32_t i = 0; i < ndl; i++) {
+		if (rep.ops[2].u.submit.dl[i].mailbox == mbx_b) {
+			to_b = true;
+			b_mid = rep.ops[2].u.submit.dl[i].mid;
+		}
+	}
+	CHECK(to_b, "user 2 not among the deliveries");
+	printf("submitted: %u deliveries in %u databases (list %s has %d members)\n", ndl,
+	       rep.ops[2].u.submit.databases, l0->name, l0->nmembers);
+
+	/* user 2 is notified and can read it */
+	struct mb_event ev;
+	rc = mb_client_next_event(b, 5000, &ev);
+	CHECK(rc == 0, "no notification: %s", mb_strerror(rc));
+	CHECK(ev.mid == b_mid && ev.fid == MB_FID(mbx_b, MB_FID_INBOX), "wrong event");
+	memset(ops, 0, sizeof(ops));
+	ops[0].code = MB_OP_OPEN_MESSAGE;
+	ops[0].u.open_message.fid = MB_FID(mbx_b, MB_FID_INBOX);
+	ops[0].u.open_message.mid = b_mid;
+	ops[0].u.open_message.handle = 1;
+	rc = one(b, ops, &r);
+	CHECK(rc == 0, "recipient open: %s", mb_strerror(rc));
+	printf("notification received; recipient opened message %llu\n",
+	       (unsigned long long)b_mid);
+
+	/* cross-mailbox access is refused */
+	ops[0].u.open_message.fid = MB_FID(ma, MB_FID_INBOX);
+	ops[0].u.open_message.mid = first_mid;
+	rc = one(b, ops, &r);
+	CHECK(rc == MB_EACCES, "cross-mailbox read allowed: %s", mb_strerror(rc));
+	memset(ops, 0, sizeof(ops));
+	ops[0].code = MB_OP_DELETE_MESSAGES;
+	ops[0].u.del.fid = MB_FID(ma, MB_FID_INBOX);
+	ops[0].u.del.n = 1;
+	ops[0].u.del.mids = &first_mid;
+	rc = one(b, ops, &r);
+	CHECK(rc == MB_EACCES, "cross-mailbox delete allowed: %s", mb_strerror(rc));
+	printf("cross-mailbox read and delete refused\n");
+
+	/* free/busy of another user is readable */
+	memset(ops, 0, sizeof(ops));
+	ops[0].code = MB_OP_FREEBUSY;
+	ops[0].u.freebusy.user = mb_str(mb_topology_user(topo, 0)->name);
+	ops[0].u.freebusy.start = now_ms() - 30LL * 86400000;
+	ops[0].u.freebusy.end = now_ms() + 30LL * 86400000;
+	rc = one(b, ops, &r);
+	CHECK(rc == 0, "freebusy: %s", mb_strerror(rc));
+	printf("free/busy of %s: %u blocks\n", mb_topology_user(topo, 0)->name, r.u.freebusy.n);
+
+	/* move to Deleted Items, then delete */
+	memset(ops, 0, sizeof(ops));
+	ops[0].code = MB_OP_MOVE_COPY;
+	ops[0].u.move_copy.src_fid = MB_FID(mbx_b, MB_FID_INBOX);
+	ops[0].u.move_copy.dst_fid = MB_FID(mbx_b, MB_FID_DELETED);
+	ops[0].u.move_copy.n = 1;
+	ops[0].u.move_copy.mids = &b_mid;
+	rc = one(b, ops, &r);
+	CHECK(rc == 0 && r.u.moved.n == 1 && r.u.moved.mids[0] == b_mid, "move: %s",
+	      mb_strerror(rc));
+	memset(ops, 0, sizeof(ops));
+	ops[0].code = MB_OP_DELETE_MESSAGES;
+	ops[0].u.del.fid = MB_FID(mbx_b, MB_FID_DELETED);
+	ops[0].u.del.n = 1;
+	ops[0].u.del.mids = &b_mid;
+	rc = one(b, ops, &r);
+	CHECK(rc == 0 && r.u.count.n == 1, "delete: %s", mb_strerror(rc));
+	printf("moved to Deleted Items and deleted\n");
+
+	/* calendar, contacts, sync */
+	memset(ops, 0, sizeof(ops));
+	ops[0].code = MB_OP_CALENDAR_RANGE;
+	ops[0].u.calendar.start = now_ms() - 30LL * 86400000;
+	ops[0].u.calendar.end = now_ms() + 30LL * 86400000;
+	ops[0].u.calendar.max_rows = 100;
+	ops[1].code = MB_OP_CREATE_CONTACT;
+	struct mb_prop cp[2] = {mb_prop_str(MB_PR_DISPLAY_NAME, "Ada Lovelace"),
+				mb_prop_str(MB_PR_EMAIL_ADDRESS, "ada@example.org")};
+	ops[1].u.create_contact.n = 2;
+	ops[1].u.create_contact.props = cp;
+	ops[2].code = MB_OP_LIST_CONTACTS;
+	ops[2].u.list_contacts.max_rows = 500;
+	ops[3].code = MB_OP_SYNC_DOWNLOAD;
+	ops[3].u.sync_down.fid = MB_FID(ma, MB_FID_INBOX);
+	ops[3].u.sync_down.max = 1000;
+	rc = mb_client_call(a, ops, 4, &rep);
+	CHECK(rc == 0, "calendar/contacts/sync: %s", mb_strerror(rc));
+	for (int i = 0; i < 4; i++)
+		CHECK(rep.ops[i].status == 0, "op %d: %s", i, mb_strerror(rep.ops[i].status));
+	CHECK(rep.ops[3].u.sync_down.n == inbox_count, "sync saw %u of %u",
+	      rep.ops[3].u.sync_down.n, inbox_count);
+	uint64_t wm = rep.ops[3].u.sync_down.watermark;
+	printf("calendar %u appointments, contacts %u, sync %u items (watermark %llu)\n",
+	       rep.ops[0].u.rows.nrows, rep.ops[2].u.rows.nrows, rep.ops[3].u.sync_down.n,
+	       (unsigned long long)wm);
+	/* upload a read flag, then download only that change */
+	struct mb_sync_change ch;
+	memset(&ch, 0, sizeof(ch));
+	ch.kind = MB_SYNC_SET_FLAGS;
+	ch.mid = first_mid;
+	ch.flags = MB_MSGFLAG_READ;
+	memset(ops, 0, sizeof(ops));
+	ops[0].code = MB_OP_SYNC_UPLOAD;
+	ops[0].u.sync_up.fid = MB_FID(ma, MB_FID_INBOX);
+	ops[0].u.sync_up.n = 1;
+	ops[0].u.sync_up.changes = &ch;
+	ops[1].code = MB_OP_SYNC_DOWNLOAD;
+	ops[1].u.sync_down.fid = MB_FID(ma, MB_FID_INBOX);
+	ops[1].u.sync_down.since_cn = wm;
+	ops[1].u.sync_down.max = 100;
+	rc = mb_client_call(a, ops, 2, &rep);
+	CHECK(rc == 0 && rep.ops[0].status == 0 && rep.ops[1].status == 0, "sync up/down");
+	CHECK(rep.ops[1].u.sync_down.n == 1 && rep.ops[1].u.sync_down.items[0].mid == first_mid,
+	      "incremental sync saw %u changes", rep.ops[1].u.sync_down.n);
+	printf("incremental sync: 1 change since the watermark\n");
+
+	memset(ops, 0, sizeof(ops));
+	ops[0].code = MB_OP_LOGOFF;
+	rc = one(a, ops, &r);
+	CHECK(rc == 0, "logoff");
+	ops[0].code = MB_OP_OPEN_FOLDER;
+	ops[0].u.open_folder.fid = MB_FID(ma, MB_FID_INBOX);
+	rc = one(a, ops, &r);
+	CHECK(rc == MB_ESTATE, "op after logoff: %s", mb_strerror(rc));
+	printf("network: client A sent %llu and received %llu bytes\n",
+	       (unsigned long long)mb_client_bytes_sent(a),
+	       (unsigned long long)mb_client_bytes_received(a));
+	mb_client_destroy(a);
+	mb_client_destroy(b);
+	printf("smoke: OK\n");
+	return 0;
+}
+
+static int badpass(const char *user)
+{
+	struct mb_client *c;
+	int rc = mb_client_connect_addr(addr, 10000, &c);
+	CHECK(rc == 0, "connect: %s", mb_strerror(rc));
+	rc = mb_client_logon(c, user, "not-the-password", 0, NULL);
+	CHECK(rc == MB_EAUTH, "wrong password: %s", mb_strerror(rc));
+	rc = mb_client_logon(c, "no-such-user", "x", 0, NULL);
+	CHECK(rc == MB_EAUTH, "unknown user: %s", mb_strerror(rc));
+	mb_client_destroy(c);
+	printf("badpass: refused\n");
+	return 0;
+}
+
+static int garbage(void)
+{
+	struct mb_client *c;
+	struct mb_frame_hdr h;
+	const uint8_t *p;
+	size_t len;
+	int rc = mb_client_connect_addr(addr, 10000, &c);
+	CHECK(rc == 0, "connect");
+	/* a well-framed request whose payload is nonsense: error, stays open */
+	uint8_t f[MB_FRAME_HDR + 6] = {6, 0, 0, 0, MB_PROTO_MAGIC, MB_PROTO_VERSION,
+				       MB_FRAME_REQUEST, 0, 9, 0, 0, 0, 6, 0, 0, 0,
+				       1, 0, 0, 0, 0xEE, 0};
+	CHECK(mb_client_send_raw(c, f, sizeof(f)) == 0, "send");
+	rc = mb_client_recv_frame(c, &h, &p, &len);
+	CHECK(rc == 0 && h.kind == MB_FRAME_ERROR && h.seq == 9, "no error frame: %s",
+	      mb_strerror(rc));
+	/* still usable */
+	rc = mb_client_logon(c, mb_topology_user(topo, 0)->name, mb_topology_user(topo, 0)->password,
+			     0, NULL);
+	CHECK(rc == 0, "logon after a bad payload: %s", mb_strerror(rc));
+	/* an oversize header: error, then the connection is closed */
+	uint8_t big[MB_FRAME_HDR] = {0xFF, 0xFF, 0xFF, 0x7F, MB_PROTO_MAGIC, MB_PROTO_VERSION,
+				     MB_FRAME_REQUEST, 0, 1, 0, 0, 0, 0xFF, 0xFF, 0xFF, 0x7F};
+	CHECK(mb_client_send_raw(c, big, sizeof(big)) == 0, "send");
+	rc = mb_client_recv_frame(c, &h, &p, &len);
+	CHECK(rc == 0 && h.kind == MB_FRAME_ERROR, "no error for oversize");
+	struct mb_frame_error e;
+	CHECK(mb_error_decode(p, len, &e) == 0 && e.code == MB_ETOOBIG, "oversize code");
+	rc = mb_client_recv_frame(c, &h, &p, &len);
+	CHECK(rc == MB_ECLOSED, "connection not closed: %s", mb_strerror(rc));
+	mb_client_destroy(c);
+	printf("garbage: errors and close as documented\n");
+	return 0;
+}
+
+static int send_n(int idx, int n)
+{
+	struct mb_client *a;
+	if (connect_as(idx, MB_LOGON_F_LZ4, &a))
+		return 1;
+	int to = (idx + 1) % mb_topology_user_count(topo);
+	struct mb_bytes name = mb_str(mb_topology_user(topo, to)->name);
+	for (int i = 0; i < n; i++) {
+		struct mb_op ops[3];
+		struct mb_reply rep;
+		struct mb_prop props[3];
+		props[0] = mb_prop_str(MB_PR_SUBJECT, "ack-log message");
+		props[1] = mb_prop_str(MB_PR_BODY, "body of an acknowledged message");
+		memset(&props[2], 0, sizeof(props[2]));
+		props[2].tag = MB_PR_RECIPIENTS;
+		props[2].v.mv.n = 1;
+		props[2].v.mv.v = &name;
+		memset(ops, 0, sizeof(ops));
+		ops[0].code = MB_OP_CREATE_MESSAGE;
+		ops[0].u.create_message.fid = MB_FID(mb_client_mailbox(a), MB_FID_SENT);
+		ops[0].u.create_message.handle = 1;
+		ops[1].code = MB_OP_SET_PROPS;
+		ops[1].u.set_props.handle = 1;
+		ops[1].u.set_props.n = 3;
+		ops[1].u.set_props.props = props;
+		ops[2].code = MB_OP_SUBMIT;
+		ops[2].u.save.handle = 1;
+		int rc = mb_client_call(a, ops, 3, &rep);
+		CHECK(rc == 0 && rep.ops[2].status == 0, "submit %d: %s", i, mb_strerror(rc));
+		for (uint32_t k = 0; k < rep.ops[2].u.submit.n; k++)
+			printf("delivered %u %llu\n", rep.ops[2].u.submit.dl[k].mailbox,
+			       (unsigned long long)rep.ops[2].u.submit.dl[k].mid);
+		fflush(stdout);
+	}
+	mb_client_destroy(a);
+	return 0;
+}
+
+static int probe(const char *data, const char *file)
+{
+	struct mb_store_probe *p;
+	char err[1024], line[256];
+	int n = 0, missing = 0;
+	int rc = mb_store_probe_open(data, &p, err, sizeof(err));
+	CHECK(rc == 0, "probe open: %s", err);
+	FILE *f = fopen(file, "r");
+	CHECK(f, "cannot read %s", file);
+	while (fgets(line, sizeof(line), f)) {
+		unsigned mbx;
+		unsigned long long mid;
+		bool exists = false;
+		if (sscanf(line, "delivered %u %llu", &mbx, &mid) != 2)
+			continue;
+		n++;
+		if (mb_store_probe_exists(p, mbx, mid, &exists) || !exists) {
+			printf("missing: mailbox %u message %llu\n", mbx, mid);
+			missing++;
+		}
+	}
+	fclose(f);
+	mb_store_probe_close(p);
+	printf("probe: %d acknowledged deliveries, %d missing\n", n, missing);
+	CHECK(missing == 0 && n > 0, "acknowledged deliveries lost");
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	char path[4200], err[1024];
+	if (argc < 4) {
+		fprintf(stderr, "usage: mb-client ADDR:PORT DATA smoke|logon USER|badpass USER|"
+				"garbage|send USER N\n");
+		return 2;
+	}
+	addr = argv[1];
+	if (!strcmp(argv[3], "probe") && argc > 4)
+		return probe(argv[2], argv[4]) ? 1 : 0;
+	snprintf(path, sizeof(path), "%s/topology.json", argv[2]);
+	if (mb_topology_read(path, &topo, err, sizeof(err))) {
+		fprintf(stderr, "mb-client: %s\n", err);
+		return 2;
+	}
+	const char *cmd = argv[3];
+	int rc = 2, idx = 0;
+	if (argc > 4 && mb_topology_find_user(topo, argv[4], strlen(argv[4]), &idx)) {
+		fprintf(stderr, "mb-client: no user %s\n", argv[4]);
+		return 2;
+	}
+	if (!strcmp(cmd, "smoke")) {
+		rc = smoke();
+	} else if (!strcmp(cmd, "logon") && argc > 4) {
+		struct mb_client *c;
+		rc = connect_as(idx, 0, &c);
+		if (!rc) {
+			printf("logon %s: mailbox %u\n", argv[4], mb_client_mailbox(c));
+			mb_client_destroy(c);
+		}
+	} else if (!strcmp(cmd, "badpass") && argc > 4) {
+		rc = badpass(argv[4]);
+	} else if (!strcmp(cmd, "garbage")) {
+		rc = garbage();
+	} else if (!strcmp(cmd, "send") && argc > 5) {
+		rc = send_n(idx, atoi(argv[5]));
+	}
+	mb_topology_destroy(topo);
+	return rc ? 1 : 0;
+}

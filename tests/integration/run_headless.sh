@@ -1,0 +1,88 @@
+#!/bin/sh
+# run_headless.sh: short headless runs (`mailbench run`) of scenario 1 and
+# scenario 2 on a tiny data directory with a real store and load engine:
+# the comparison table on stdout, the JSON summary (checked with jq
+# against the counters table and docs/run-json.md), the CSV (one row per
+# second per counter), the saved run, the exit code, and no process left.
+# Exit 77 when jq or a child command is missing.  Bounded by timeout.
+set -u
+MAILBENCH=${MAILBENCH:-$(pwd)/mailbench}
+command -v jq >/dev/null 2>&1 || { echo "SKIP: jq not installed"; exit 77; }
+for c in init store load; do
+	if ! "$MAILBENCH" "$c" --help >/dev/null 2>&1; then
+		echo "SKIP: 'mailbench $c' is not available in this build"
+		exit 77
+	fi
+done
+T=$(mktemp -d "${TMPDIR:-/tmp}/mb-run.XXXXXX")
+cleanup() {
+	for p in $(pgrep -f "$T/" 2>/dev/null); do kill -9 "$p" 2>/dev/null; done
+	rm -rf "$T"
+}
+trap cleanup EXIT INT TERM
+fail() {
+	echo "FAIL: $*"
+	for f in "$T"/*.out "$T"/*.err; do [ -f "$f" ] && { echo "---- $f"; tail -40 "$f"; }; done
+	exit 1
+}
+
+"$MAILBENCH" counters --json >"$T/counters.json" 2>/dev/null ||
+	fail "mailbench counters --json"
+ncounters=$(jq 'if type == "array" then length else (.counters | length) end' "$T/counters.json")
+
+for sc in online cached; do
+	echo "== $sc"
+	timeout 240 "$MAILBENCH" run -s "$sc" --users 8 --scale 0.01 --accel 100 \
+		--duration 20 --warmup 5 --data "$T/$sc" --json "$T/$sc.json" \
+		--csv "$T/$sc.csv" >"$T/$sc.out" 2>"$T/$sc.err"
+	rc=$?
+	[ "$rc" -eq 0 ] || [ "$rc" -eq 1 ] || fail "$sc: exit code $rc"
+	# the table: every published row, the run average column
+	grep -q "run avg" "$T/$sc.out" || fail "$sc: no run avg column"
+	for l in "users" "% processor time" "context switches/s" "local delivery rate" \
+		"network usage (Kbit/s)" "database disk transfers/s" "log writes/s" \
+		"disk bytes/s (MB)" "database cache size (MB)" "RPC operations/s" \
+		"RPC requests" "client latency (ms)" "store virtual bytes (MB)"; do
+		grep -q "^$l " "$T/$sc.out" || fail "$sc: no row '$l'"
+	done
+	grep -q "^verdict: \(pass\|fail\)" "$T/$sc.out" || fail "$sc: no verdict"
+	grep -q "mailbench run: t=" "$T/$sc.err" || fail "$sc: no progress line"
+	# JSON
+	j="$T/$sc.json"
+	jq -e '.schema == "mailbench-run/1"' "$j" >/dev/null || fail "$sc: schema"
+	jq -e --arg s "$sc" '.scenario.name == $s' "$j" >/dev/null || fail "$sc: scenario name"
+	jq -e --argjson n "$ncounters" '.counters | length == $n' "$j" >/dev/null ||
+		fail "$sc: not every counters-table key"
+	jq -e '.counters.users > 0 and .counters.rpc_ops_per_s > 0' "$j" >/dev/null ||
+		fail "$sc: users or RPC operations not measured"
+	jq -e '.counters.processor_pct >= 0 and .counters.store_virtual_mb > 0' "$j" >/dev/null ||
+		fail "$sc: store figures not measured"
+	jq -e '.parameters.users == 8 and .parameters.accel == 100 and .parameters.measured_s > 0' \
+		"$j" >/dev/null || fail "$sc: parameters"
+	jq -e '.latency.rpc.count > 0 and .latency.rpc.p99_ms >= .latency.rpc.p50_ms' "$j" \
+		>/dev/null || fail "$sc: RPC latency"
+	jq -e '.actions | length == 11' "$j" >/dev/null || fail "$sc: actions"
+	jq -e '[.actions[] | .done // 0] | add > 0' "$j" >/dev/null || fail "$sc: no action done"
+	jq -e '.verdict == "pass" or .verdict == "fail"' "$j" >/dev/null || fail "$sc: verdict"
+	jq -e '.failed == false' "$j" >/dev/null || fail "$sc: run marked failed: $(jq -r .failure "$j")"
+	if [ "$rc" -eq 0 ]; then
+		jq -e '.verdict == "pass"' "$j" >/dev/null || fail "$sc: exit 0 but verdict fail"
+	fi
+	# CSV: header, one row per second per measured counter, time ascending
+	head -1 "$T/$sc.csv" | grep -qx 't_s,counter,value' || fail "$sc: CSV header"
+	rows=$(grep -c ',rpc_ops_per_s,' "$T/$sc.csv")
+	[ "$rows" -ge 10 ] || fail "$sc: only $rows RPC rows in the CSV"
+	awk -F, 'NR > 1 { if ($1 + 0 < last) exit 1; last = $1 + 0 }' "$T/$sc.csv" ||
+		fail "$sc: CSV time goes backwards"
+	# the run is saved for the console's runs screen
+	ls "$T/$sc"/runs/*.json >/dev/null 2>&1 || fail "$sc: run not saved"
+	echo "   ok (exit $rc)"
+done
+
+# bad input: exit 2, nothing written
+"$MAILBENCH" run -s online --users nope --json "$T/bad.json" >/dev/null 2>&1
+[ $? -eq 2 ] || fail "bad --users is not exit 2"
+[ ! -e "$T/bad.json" ] || fail "bad input wrote JSON"
+left=$(pgrep -a -x mailbench 2>/dev/null | grep -F "$T/" | wc -l)
+[ "$left" -eq 0 ] || fail "$left process(es) left"
+echo "PASS"

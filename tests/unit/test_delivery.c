@@ -1,0 +1,221 @@
+/* test_delivery.c: SubmitMessage end to end against a real store (in a
+ * thread, real databases): delivery to users and distribution lists
+ * (expanded, deduplicated), one durable transaction per database, the
+ * local-delivery counters (once per message per database, once per
+ * recipient), the Sent Items copy, notifications, and refusal of unknown
+ * recipients without any delivery. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "storetest.h"
+
+static struct storetest T;
+
+static int setup(void **state)
+{
+	(void)state;
+	return storetest_start(&T, 24);
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	storetest_stop(&T);
+	return 0;
+}
+
+static int submit(struct mb_client *c, struct mb_bytes *names, uint16_t n, const char *subject,
+		  struct mb_op_reply *out)
+{
+	struct mb_op ops[3];
+	struct mb_prop props[3];
+	struct mb_reply rep;
+	props[0] = mb_prop_str(MB_PR_SUBJECT, subject);
+	props[1] = mb_prop_str(MB_PR_BODY, "Delivery test body, long enough to be a message.");
+	memset(&props[2], 0, sizeof(props[2]));
+	props[2].tag = MB_PR_RECIPIENTS;
+	props[2].v.mv.n = n;
+	props[2].v.mv.v = names;
+	memset(ops, 0, sizeof(ops));
+	ops[0].code = MB_OP_CREATE_MESSAGE;
+	ops[0].u.create_message.fid = MB_FID(mb_client_mailbox(c), MB_FID_SENT);
+	ops[0].u.create_message.handle = 7;
+	ops[1].code = MB_OP_SET_PROPS;
+	ops[1].u.set_props.handle = 7;
+	ops[1].u.set_props.n = 3;
+	ops[1].u.set_props.props = props;
+	ops[2].code = MB_OP_SUBMIT;
+	ops[2].u.save.handle = 7;
+	int rc = mb_client_call(c, ops, 3, &rep);
+	if (rc)
+		return rc;
+	assert_int_equal(rep.ops[0].status, 0);
+	assert_int_equal(rep.ops[1].status, 0);
+	*out = rep.ops[2];
+	return rep.ops[2].status;
+}
+
+static uint32_t folder_count(struct mb_client *c, uint32_t local)
+{
+	struct mb_op op;
+	struct mb_op_reply r;
+	memset(&op, 0, sizeof(op));
+	memset(&r, 0, sizeof(r));
+	op.code = MB_OP_OPEN_FOLDER;
+	op.u.open_folder.fid = MB_FID(mb_client_mailbox(c), local);
+	assert_int_equal(storetest_one(c, &op, &r), 0);
+	return r.u.folder.count;
+}
+
+static void test_users_and_lists(void **state)
+{
+	(void)state;
+	struct mb_client *a = storetest_client(&T, 0, MB_LOGON_F_LZ4);
+	assert_non_null(a);
+	/* recipients: user 2, user 14 (same database as user 2), a list, and
+	 * user 2 again through the list or by name: delivered once each */
+	const struct mb_topo_list *l = mb_topology_list(T.topo, 3);
+	struct mb_bytes names[4] = {mb_str(mb_topology_user(T.topo, 1)->name),
+				    mb_str(mb_topology_user(T.topo, 13)->name), mb_str(l->name),
+				    mb_str(mb_topology_user(T.topo, 1)->name)};
+	bool want[64] = {false};
+	int nwant = 0, dbs[13] = {0}, ndbs = 0;
+	int idx[3] = {1, 13, -1};
+	for (int i = 0; i < 2; i++)
+		want[idx[i]] = true;
+	for (int m = 0; m < l->nmembers; m++)
+		want[l->members[m]] = true;
+	for (int i = 0; i < 24; i++) {
+		if (!want[i])
+			continue;
+		nwant++;
+		int d = mb_topology_user(T.topo, i)->db;
+		if (!dbs[d]++)
+			ndbs++;
+	}
+	/* the recipients that are logged on with notifications */
+	struct mb_client *b = storetest_client(&T, 1, MB_LOGON_F_NOTIFY);
+	assert_non_null(b);
+	uint32_t b_inbox = folder_count(b, MB_FID_INBOX);
+	uint32_t a_sent = folder_count(a, MB_FID_SENT);
+
+	uint64_t db0, rc0, db1, rc1;
+	mb_store_delivery_counts(T.st, &db0, &rc0);
+	struct mb_op_reply r;
+	assert_int_equal(submit(a, names, 4, "to users and a list", &r), 0);
+	mb_store_delivery_counts(T.st, &db1, &rc1);
+	assert_int_equal(r.u.submit.n, nwant);
+	assert_int_equal(r.u.submit.databases, ndbs);
+	/* counted when durable, before the reply: exact */
+	assert_int_equal(db1 - db0, (uint64_t)ndbs);
+	assert_int_equal(rc1 - rc0, (uint64_t)nwant);
+	for (uint32_t i = 0; i < r.u.submit.n; i++) {
+		uint32_t mbx = r.u.submit.dl[i].mailbox;
+		assert_true(mbx >= 1 && mbx <= 24 && want[mbx - 1]);
+		for (uint32_t j = 0; j < i; j++)
+			assert_int_not_equal(r.u.submit.dl[j].mailbox, mbx);
+	}
+	/* each recipient can open its copy in its own Inbox, unread */
+	struct mb_op_reply copies[64];
+	memcpy(copies, &r, sizeof(r));
+	struct mb_delivery dl[64];
+	uint32_t ndl = r.u.submit.n;
+	memcpy(dl, r.u.submit.dl, ndl * sizeof(dl[0]));
+	for (uint32_t i = 0; i < ndl; i++) {
+		struct mb_client *c = storetest_client(&T, (int)dl[i].mailbox - 1, 0);
+		struct mb_op op;
+		assert_non_null(c);
+		memset(&op, 0, sizeof(op));
+		op.code = MB_OP_OPEN_MESSAGE;
+		op.u.open_message.fid = MB_FID(dl[i].mailbox, MB_FID_INBOX);
+		op.u.open_message.mid = dl[i].mid;
+		op.u.open_message.handle = 1;
+		assert_int_equal(storetest_one(c, &op, &copies[0]), 0);
+		const struct mb_prop *subj = mb_props_find(copies[0].u.props.props,
+							   copies[0].u.props.n, MB_PR_SUBJECT);
+		const struct mb_prop *flags = mb_props_find(copies[0].u.props.props,
+							    copies[0].u.props.n, MB_PR_MESSAGE_FLAGS);
+		const struct mb_prop *from = mb_props_find(copies[0].u.props.props,
+							   copies[0].u.props.n, MB_PR_SENDER_NAME);
+		assert_non_null(subj);
+		assert_true(mb_bytes_eq_str(subj->v.b, "to users and a list"));
+		assert_int_equal(flags->v.i & MB_MSGFLAG_READ, 0);
+		assert_true(mb_bytes_eq_str(from->v.b, mb_topology_user(T.topo, 0)->name));
+		mb_client_destroy(c);
+	}
+	/* notification to the logged-on recipient, Inbox grew by one */
+	struct mb_event ev;
+	assert_int_equal(mb_client_next_event(b, 5000, &ev), 0);
+	assert_int_equal(ev.type, MB_EVENT_NEW_MAIL);
+	assert_true(ev.fid == MB_FID(mb_client_mailbox(b), MB_FID_INBOX));
+	assert_int_equal(folder_count(b, MB_FID_INBOX), b_inbox + 1);
+	/* the sender keeps a copy in Sent Items */
+	assert_int_equal(folder_count(a, MB_FID_SENT), a_sent + 1);
+	mb_client_destroy(b);
+	mb_client_destroy(a);
+}
+
+static void test_unknown_recipient(void **state)
+{
+	(void)state;
+	struct mb_client *a = storetest_client(&T, 2, 0);
+	assert_non_null(a);
+	struct mb_bytes names[2] = {mb_str(mb_topology_user(T.topo, 3)->name),
+				    mb_str("nobody-here")};
+	uint64_t db0, rc0, db1, rc1;
+	uint32_t sent = folder_count(a, MB_FID_SENT);
+	mb_store_delivery_counts(T.st, &db0, &rc0);
+	struct mb_op_reply r;
+	assert_int_equal(submit(a, names, 2, "bad recipient", &r), MB_ENOTFOUND);
+	mb_store_delivery_counts(T.st, &db1, &rc1);
+	assert_int_equal(db1, db0);
+	assert_int_equal(rc1, rc0);
+	assert_int_equal(folder_count(a, MB_FID_SENT), sent);
+	/* no recipients at all */
+	assert_int_equal(submit(a, names, 0, "nobody", &r), MB_EINVAL);
+	mb_client_destroy(a);
+}
+
+static void test_many_sequential(void **state)
+{
+	(void)state;
+	/* every acknowledged delivery is there, under the id the reply gave */
+	struct mb_client *a = storetest_client(&T, 4, MB_LOGON_F_LZ4);
+	struct mb_client *b = storetest_client(&T, 5, 0);
+	assert_non_null(a);
+	assert_non_null(b);
+	struct mb_bytes name = mb_str(mb_topology_user(T.topo, 5)->name);
+	uint64_t mids[20];
+	for (int i = 0; i < 20; i++) {
+		struct mb_op_reply r;
+		assert_int_equal(submit(a, &name, 1, "sequential", &r), 0);
+		assert_int_equal(r.u.submit.n, 1);
+		mids[i] = r.u.submit.dl[0].mid;
+		if (i)
+			assert_true(mids[i] > mids[i - 1]);
+	}
+	struct mb_op op;
+	struct mb_op_reply r;
+	memset(&op, 0, sizeof(op));
+	op.code = MB_OP_DELETE_MESSAGES;
+	op.u.del.fid = MB_FID(mb_client_mailbox(b), MB_FID_INBOX);
+	op.u.del.n = 20;
+	op.u.del.mids = mids;
+	assert_int_equal(storetest_one(b, &op, &r), 0);
+	assert_int_equal(r.u.count.n, 20);
+	mb_client_destroy(a);
+	mb_client_destroy(b);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_users_and_lists),
+		cmocka_unit_test(test_unknown_recipient),
+		cmocka_unit_test(test_many_sequential),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
