@@ -40,12 +40,17 @@ cpu_s() {
 }
 
 $TM new-session -d -s mb -x 160 -y 45 \
-	"$MAILBENCH console -s online --data $T/data --users 20 --accel 20 --scale 0.01; sleep 30"
+	"$MAILBENCH console -s online --data $T/data --users 50 --accel 20 --scale 0.01 --storage-size 0.1; sleep 30"
 $TM new-window -d -t mb -n top "top -d 1"
 sleep 1
-cpid=$(pgrep -f "console -s online --data $T/data" | head -1)
-tpid=$(pgrep -f "^top -d 1" | tail -1)
+# by process name: the tmux server's command line holds the same words
+cpid=""
+for p in $(pgrep -f "console -s online --data $T/data"); do
+	[ "$(cat /proc/"$p"/comm 2>/dev/null)" = mailbench ] && cpid=$p
+done
+tpid=$(pgrep -x top | tail -1)
 [ -n "$cpid" ] && [ -n "$tpid" ] || { echo "cannot find the processes"; exit 1; }
+echo "console pid $cpid ($(cat /proc/"$cpid"/comm)), top pid $tpid"
 $TM send-keys -t mb l
 wait_for "load running" 240
 $TM send-keys -t mb t

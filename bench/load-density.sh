@@ -27,11 +27,12 @@ LAG_MS=5
 max=0
 for n in $N_LIST; do [ "$n" -gt "$max" ] && max=$n; done
 
-ulimit -n "$(ulimit -Hn)" 2>/dev/null
-need=$((2 * max + 1000))
+# each process (store, load engine) holds one descriptor per user
+need=$((max + 1000))
+ulimit -n "$need" 2>/dev/null || ulimit -n "$(ulimit -Hn)" 2>/dev/null
 if [ "$(ulimit -n)" != unlimited ] && [ "$(ulimit -n)" -lt "$need" ]; then
-	echo "load-density: the open-file limit $(ulimit -n) is below $need (2 x $max users);" \
-		"raise the hard limit (ulimit -Hn) and rerun" >&2
+	echo "load-density: the open-file limit $(ulimit -n) is below $need ($max users);" \
+		"raise the hard limit (ulimit -Hn, as root) and rerun" >&2
 	exit 2
 fi
 T=$(mktemp -d "${TMPDIR:-/tmp}/mb-density.XXXXXX")
@@ -64,41 +65,37 @@ for try in 1 2 3 4 5; do
 done
 [ -n "$STORE_PID" ] || { echo "cannot start the store"; cat "$T/store.log"; exit 3; }
 
-# value KEY LINE: a number of a stats line
-value() { sed -n "s/.*\"$1\":\([0-9.eE+-]*\).*/\1/p" <<<"$2"; }
 
-# measure N ACCEL: run the load engine on one core; sets lag, on, rss, cpu
+# measure N ACCEL: run the load engine on one core, the ramp left out of
+# its summary (--warmup); sets lag (p99 ms), on, rss (bytes), cpu
 measure() {
-	local n=$1 accel=$2 total=$((RAMP + STEADY))
+	local n=$1 accel=$2 total=$((RAMP + STEADY)) out="$T/load.$1.$2.out"
 	"$MAILBENCH" load -s online --target "127.0.0.1:$PORT" --topology "$T/data/topology.json" \
 		--users "$n" --accel "$accel" --threads 1 --ramp "$RAMP" --duration "$total" \
-		--stats-fd 3 3>"$T/stats.$n.$accel" >"$T/load.$n.out" 2>&1 &
+		--warmup "$((RAMP + 5))" >"$out" 2>&1 &
 	LOAD_PID=$!
 	wait "$LOAD_PID"
 	LOAD_PID=
-	# the steady windows: after the ramp (+5 s to settle)
-	local lines l v k=0
-	lines=$(tail -n +"$((RAMP + 5))" "$T/stats.$n.$accel" | grep -v '"end":true')
-	lag=0; cpu=0; rss=0; on=0; failed=0
-	while IFS= read -r l; do
-		[ -n "$l" ] || continue
-		v=$(value loop_lag_ms "$l"); [ -n "$v" ] && lag=$(awk -v a="$lag" -v b="$v" 'BEGIN{print (b>a)?b:a}')
-		v=$(value load_cpu_pct "$l"); [ -n "$v" ] && cpu=$(awk -v a="$cpu" -v b="$v" 'BEGIN{print a+b}') && k=$((k + 1))
-		v=$(value rss_bytes "$l"); [ -n "$v" ] && rss=$v
-		v=$(value users "$l"); [ -n "$v" ] && on=${v%.*}
-		v=$(value actions_failed_per_s "$l"); [ -n "$v" ] && failed=$(awk -v a="$failed" -v b="$v" 'BEGIN{print a+b}')
-	done <<<"$lines"
-	# CPU of one core (the counter is per online CPU)
-	local ncpu
-	ncpu=$(getconf _NPROCESSORS_ONLN)
-	[ "$k" -gt 0 ] && cpu=$(awk -v a="$cpu" -v k="$k" -v c="$ncpu" 'BEGIN{printf "%.1f", a / k * c}')
-	printf "%8d %6s %10s %10s %14s %10s %12s %8s\n" "$n" "$accel" "${on:-0}" "$lag" "$cpu" \
+	local l
+	l=$(grep "^load engine: loop lag" "$out")
+	lag50=$(sed -n 's/.*p50 \([0-9.]*\) ms.*/\1/p' <<<"$l")
+	lag=$(sed -n 's/.*p99 \([0-9.]*\) ms.*/\1/p' <<<"$l")
+	lagmax=$(sed -n 's/.*max \([0-9.]*\) ms.*/\1/p' <<<"$l")
+	cpu=$(sed -n 's/^load engine CPU: \([0-9.]*\)%.*/\1/p' "$out")
+	rss=$(sed -n 's/^memory: RSS \([0-9.]*\) MiB.*/\1/p' "$out")
+	rss=$(awk -v r="${rss:-0}" 'BEGIN{printf "%.0f", r*1048576}')
+	on=$(sed -n 's/^users logged on at the end: \([0-9]*\) of.*/\1/p' "$out")
+	failed=$(awk '/^[a-z].* [0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ / { f += $(NF-4) } END { print f + 0 }' "$out")
+	printf "%8d %6s %10s %8s %8s %8s %14s %10s %10s %8s\n" "$n" "$accel" "${on:-0}" "${lag50:-n/a}" \
+		"${lag:-n/a}" "${lagmax:-n/a}" "${cpu:-n/a}" \
 		"$(awk -v r="$rss" 'BEGIN{printf "%.1f", r/1048576}')" \
 		"$(awk -v r="$rss" -v n="$n" 'BEGIN{printf "%.0f", r/n}')" "$failed"
+	[ -n "$lag" ] || lag=999999
 }
 
-printf "%8s %6s %10s %10s %14s %10s %12s %8s\n" users accel logged_on lag_p99_ms cpu_%_of_core \
-	rss_mib rss/user failed
+echo "steady state after the ramp; loop lag in ms; CPU in % of one core"
+printf "%8s %6s %10s %8s %8s %8s %14s %10s %10s %8s\n" users accel logged_on lag_p50 lag_p99 lag_max \
+	cpu_%_of_core rss_mib rss/user failed
 best=0
 prev_n=0
 prev_rss=0

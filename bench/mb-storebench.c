@@ -214,7 +214,10 @@ static bool action_step(struct cl *c, const struct mb_reply *prev)
 			/* now and then to a distribution list */
 			rcpt_names[n++] = mb_str(mb_topology_list(topo, (int)(rnd() % (uint64_t)mb_topology_list_count(topo)))->name);
 		}
-		size_t blen = 512 + rnd() % 8192;
+		/* bodies as the scenario says: 75 KB average, log-normal spread */
+		size_t blen = mb_content_size(rnd(), (size_t)mb_topology_info(topo)->avg_message_kb * 1024);
+		if (blen > body_pool_len / 2)
+			blen = body_pool_len / 2;
 		size_t off = rnd() % (body_pool_len - blen);
 		uint16_t np = 0;
 		props[np++] = mb_prop_str(MB_PR_SUBJECT, c->act == A_SEND ? "status report" : "meeting request");
@@ -589,7 +592,7 @@ int main(int argc, char **argv)
 		rate = atof(rate_arg + 1) * wsum / 28800.0;
 	else
 		rate = atof(rate_arg);
-	body_pool_len = 1 << 20;
+	body_pool_len = 4u << 20;
 	body_pool = malloc(body_pool_len);
 	mb_content_fill(12345, body_pool, body_pool_len);
 	now_wall_ms = (int64_t)time(NULL) * 1000;

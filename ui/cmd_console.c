@@ -45,10 +45,7 @@ static void draw(struct app *a)
 	a->dirty = false;
 }
 
-static void on_soon(uv_timer_t *t)
-{
-	draw(t->data);
-}
+static void on_soon(uv_timer_t *t) { draw(t->data); }
 
 static void want_draw(struct app *a)
 {
@@ -59,10 +56,7 @@ static void want_draw(struct app *a)
 	uv_timer_start(&a->soon, on_soon, since >= MIN_REDRAW_MS ? 0 : MIN_REDRAW_MS - since, 0);
 }
 
-static void on_redraw(uv_timer_t *t)
-{
-	draw(t->data);
-}
+static void on_redraw(uv_timer_t *t) { draw(t->data); }
 
 static void on_stdin(uv_poll_t *p, int status, int events)
 {
@@ -124,7 +118,8 @@ static void on_change(void *arg, struct mb_session *s)
 		return;
 	if (st != a->last_state && (st == MB_SS_DONE || st == MB_SS_FAILED))
 		mb_console_reload_runs(&a->c);
-	if (mb_session_failed(s) && !a->c.quitting && (st != a->last_state || stress != a->last_stress))
+	if (mb_session_failed(s) && !a->c.quitting &&
+	    (st != a->last_state || stress != a->last_stress))
 		a->c.show_failure = true;
 	a->last_state = st;
 	a->last_stress = stress;
@@ -147,10 +142,11 @@ static void console_usage(FILE *f)
 		   "store and the load engine (F3) or the storage test (F4), and watch the\n"
 		   "published comparison tables beside this run's live figures.\n\n");
 	mb_runopts_help(f);
-	fprintf(f, "      --no-color          monochrome (also when NO_COLOR is set)\n"
-		   "  -h, --help              this help\n\n"
-		   "Keys: F1/? help, F2/s scenario, F3/l load, F4/t storage test, F5/h thresholds,\n"
-		   "F6/r runs, Tab next screen, F10/q quit.\n");
+	fprintf(f,
+		"      --no-color          monochrome (also when NO_COLOR is set)\n"
+		"  -h, --help              this help\n\n"
+		"Keys: F1/? help, F2/s scenario, F3/l load, F4/t storage test, F5/h thresholds,\n"
+		"F6/r runs, Tab next screen, F10/q quit.\n");
 }
 
 static void close_all(struct app *a)
@@ -196,7 +192,8 @@ int mb_cmd_console(int argc, char **argv)
 			fprintf(stderr, "mailbench console: %s needs a value\n", argv[optind - 1]);
 			return MB_EXIT_USAGE;
 		default:
-			fprintf(stderr, "mailbench console: unknown option '%s'\n", argv[optind - 1]);
+			fprintf(stderr, "mailbench console: unknown option '%s'\n",
+				argv[optind - 1]);
 			console_usage(stderr);
 			return MB_EXIT_USAGE;
 		}
@@ -206,7 +203,8 @@ int mb_cmd_console(int argc, char **argv)
 		return MB_EXIT_USAGE;
 	}
 	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
-		fprintf(stderr, "mailbench console: needs a terminal (use `mailbench run` for scripts)\n");
+		fprintf(stderr,
+			"mailbench console: needs a terminal (use `mailbench run` for scripts)\n");
 		return MB_EXIT_USAGE;
 	}
 

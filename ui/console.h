@@ -34,7 +34,7 @@ struct mb_console {
 	enum mb_screen_id screen;
 	int sel[MB_SCR_COUNT];
 	int scroll[MB_SCR_COUNT];
-	int diff_col;                  /* published column to diff against */
+	int diff_col;		       /* published column to diff against */
 	struct mb_run_summary *pinned; /* NULL: none */
 	char pinned_path[4096];
 	struct mb_run_list *runs;
@@ -42,12 +42,12 @@ struct mb_console {
 	enum mb_input_target input_target;
 	int input_index;
 	bool confirm_quit;
-	bool show_failure;             /* the failed child's stderr tail */
+	bool show_failure; /* the failed child's stderr tail */
 	bool quitting;
 	bool quit_now;
 	char status[1024];
 	bool status_error;
-	int restart_threads;           /* storage test restart pending */
+	int restart_threads; /* storage test restart pending */
 };
 
 /* Draw everything (erase, screen, bars, dialogs, refresh). */
@@ -56,7 +56,7 @@ void mb_console_draw(struct mb_console *c);
 void mb_console_key(struct mb_console *c, int key);
 /* Show a status message at the bottom. */
 void mb_console_status(struct mb_console *c, bool error, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 /* Re-read DATA/runs/. */
 void mb_console_reload_runs(struct mb_console *c);
 /* Start quitting: stop the children; the loop ends when they are gone. */

@@ -25,7 +25,7 @@
 #include "ui/term.h"
 
 static const char *const screen_names[MB_SCR_COUNT] = {
-	"Overview", "Storage", "Actions", "Thresholds", "Runs", "Scenario", "Help"};
+    "Overview", "Storage", "Actions", "Thresholds", "Runs", "Scenario", "Help"};
 
 void mb_console_status(struct mb_console *c, bool error, const char *fmt, ...)
 {
@@ -67,11 +67,12 @@ static void draw_title(struct mb_console *c)
 	char buf[512], el[32];
 	enum mb_session_state st = mb_session_state(c->s);
 	fmt_hms(mb_session_elapsed(c->s), el, sizeof(el));
-	snprintf(buf, sizeof(buf), " mailbench | %s | %s | load %s %s%s | %d users x%g accel scale %g",
+	snprintf(buf, sizeof(buf),
+		 " mailbench | %s | %s | load %s %s%s | %d users x%g accel scale %g",
 		 screen_names[c->screen], sc ? sc->title : "no scenario", mb_session_state_str(st),
 		 st == MB_SS_RUNNING || st == MB_SS_STOPPING ? el : "",
-		 mb_session_stress_active(c->s) ? " | storage test on" : "",
-		 mb_session_users(c->s), mb_session_accel(c->s), mb_session_scale(c->s));
+		 mb_session_stress_active(c->s) ? " | storage test on" : "", mb_session_users(c->s),
+		 mb_session_accel(c->s), mb_session_scale(c->s));
 	attrset(mb_term_attr(MB_ST_TITLE));
 	move(0, 0);
 	for (int i = 0; i < COLS; i++)
@@ -82,12 +83,12 @@ static void draw_title(struct mb_console *c)
 
 static void draw_bottom(struct mb_console *c)
 {
-	static const struct mb_fkey keys[] = {
-		{"F1", "Help"},	  {"F2", "Scenar"}, {"F3", "Load"},   {"F4", "Storag"},
-		{"F5", "Thresh"}, {"F6", "Runs"},   {"Tab", "Screen"}, {"F10", "Quit"}};
+	static const struct mb_fkey keys[] = {{"F1", "Help"},	 {"F2", "Scenar"}, {"F3", "Load"},
+					      {"F4", "Storag"},	 {"F5", "Thresh"}, {"F6", "Runs"},
+					      {"Tab", "Screen"}, {"F10", "Quit"}};
 	const char *msg = c->status[0] ? c->status : mb_session_message(c->s);
 	int st = c->status_error || (!c->status[0] && mb_session_failed(c->s)) ? MB_ST_WARN
-										 : MB_ST_NORMAL;
+									       : MB_ST_NORMAL;
 	move(LINES - 2, 0);
 	clrtoeol();
 	mb_w_text(LINES - 2, 0, COLS, st, msg);
@@ -203,8 +204,8 @@ static void draw_overview(struct mb_console *c, int top, int h)
 
 	bool saturated = lh[MB_C_LOAD_SATURATED] && live[MB_C_LOAD_SATURATED] > 0;
 	char line[256], v1[32], v2[32], v3[32];
-	mb_format_value(MB_C_LOADSIM_SCORE_MS, lh[MB_C_LOADSIM_SCORE_MS], live[MB_C_LOADSIM_SCORE_MS],
-			v1, sizeof(v1));
+	mb_format_value(MB_C_LOADSIM_SCORE_MS, lh[MB_C_LOADSIM_SCORE_MS],
+			live[MB_C_LOADSIM_SCORE_MS], v1, sizeof(v1));
 	mb_format_value(MB_C_USERS, lh[MB_C_USERS], live[MB_C_USERS], v2, sizeof(v2));
 	mb_format_value(MB_C_MACHINE_CPU_PCT, lh[MB_C_MACHINE_CPU_PCT], live[MB_C_MACHINE_CPU_PCT],
 			v3, sizeof(v3));
@@ -216,11 +217,11 @@ static void draw_overview(struct mb_console *c, int top, int h)
 		spark_row(c, y++, x, side_w, MB_C_CLIENT_LATENCY, "lat ms", live, lh);
 		y++;
 		snprintf(line, sizeof(line), "LoadSim score  %s ms", v1);
-		enum mb_verdict sv = mb_threshold_eval(
-			&in.th->counter[MB_C_LOADSIM_SCORE_MS], lh[MB_C_LOADSIM_SCORE_MS],
-			live[MB_C_LOADSIM_SCORE_MS]);
+		enum mb_verdict sv =
+		    mb_threshold_eval(&in.th->counter[MB_C_LOADSIM_SCORE_MS],
+				      lh[MB_C_LOADSIM_SCORE_MS], live[MB_C_LOADSIM_SCORE_MS]);
 		mb_w_text(y++, x, side_w,
-			  sv == MB_VERDICT_FAIL   ? MB_ST_FAIL
+			  sv == MB_VERDICT_FAIL	  ? MB_ST_FAIL
 			  : sv == MB_VERDICT_PASS ? MB_ST_PASS
 						  : MB_ST_LIVE,
 			  line);
@@ -231,8 +232,8 @@ static void draw_overview(struct mb_console *c, int top, int h)
 		snprintf(line, sizeof(line), "machine cpu    %s %%", v3);
 		mb_w_text(y++, x, side_w, MB_ST_NORMAL, line);
 		char v4[32];
-		mb_format_value(MB_C_LOAD_CPU_PCT, lh[MB_C_LOAD_CPU_PCT], live[MB_C_LOAD_CPU_PCT], v4,
-				sizeof(v4));
+		mb_format_value(MB_C_LOAD_CPU_PCT, lh[MB_C_LOAD_CPU_PCT], live[MB_C_LOAD_CPU_PCT],
+				v4, sizeof(v4));
 		snprintf(line, sizeof(line), "load eng. cpu  %s %%", v4);
 		mb_w_text(y++, x, side_w, MB_ST_NORMAL, line);
 		double w = mb_session_warmup(c->s), el = mb_session_elapsed(c->s);
@@ -263,9 +264,10 @@ static void draw_overview(struct mb_console *c, int top, int h)
 			mb_w_text(y + 1, 0, 6, MB_ST_WARN, "init ");
 			mb_w_progress(y + 1, 5, COLS - 5, pct, eta);
 		} else {
-			snprintf(line, sizeof(line), "score %s ms  users %s  accel x%g  cpu(all) %s%%%s",
-				 v1, v2, mb_session_accel(c->s), v3,
-				 c->scroll[MB_SCR_OVERVIEW] < maxscroll ? "  (Down: more rows)" : "");
+			snprintf(
+			    line, sizeof(line), "score %s ms  users %s  accel x%g  cpu(all) %s%%%s",
+			    v1, v2, mb_session_accel(c->s), v3,
+			    c->scroll[MB_SCR_OVERVIEW] < maxscroll ? "  (Down: more rows)" : "");
 			mb_w_text(y + 1, 0, COLS, MB_ST_NORMAL, line);
 		}
 	}
@@ -291,7 +293,8 @@ static void draw_storage(struct mb_console *c, int top, int h)
 	}
 	mb_table_set_heading(t, nref, "live", "this test, last 10 seconds");
 	mb_table_set_priority(t, nref, 100);
-	mb_table_set_heading(t, nref + 1, "test avg", "this test, p95/p99 since it started");
+	mb_table_set_heading(t, nref + 1, "test avg",
+			     "this test: average after its warm-up; p95/p99 since it started");
 	mb_table_set_priority(t, nref + 1, 90);
 	double live[MB_COUNTER_COUNT], avg[MB_COUNTER_COUNT];
 	bool lh[MB_COUNTER_COUNT], ah[MB_COUNTER_COUNT];
@@ -300,11 +303,22 @@ static void draw_storage(struct mb_console *c, int top, int h)
 	struct mb_latency rd, lw;
 	mb_session_stress_latency(c->s, &rd, &lw);
 	bool running = mb_session_stress_active(c->s);
-	enum { R_THREADS, R_IOPS, R_READ, R_READ95, R_READ99, R_LOG, R_LOG95, R_LOG99, R_VERDICT, R_N };
+	enum {
+		R_THREADS,
+		R_IOPS,
+		R_READ,
+		R_READ95,
+		R_READ99,
+		R_LOG,
+		R_LOG95,
+		R_LOG99,
+		R_VERDICT,
+		R_N
+	};
 	static const char *const labels[R_N] = {
-		"threads", "total IOPS", "db read avg (ms)", "db read p95 (ms)",
-		"db read p99 (ms)", "log write avg (ms)", "log write p95 (ms)",
-		"log write p99 (ms)", "verdict"};
+	    "threads",		"total IOPS",	      "db read avg (ms)",   "db read p95 (ms)",
+	    "db read p99 (ms)", "log write avg (ms)", "log write p95 (ms)", "log write p99 (ms)",
+	    "verdict"};
 	for (int r = 0; r < R_N; r++)
 		mb_table_add_row(t, labels[r], MB_ROW_NORMAL, NULL);
 	for (int i = 0; i < nref; i++) {
@@ -330,15 +344,15 @@ static void draw_storage(struct mb_console *c, int top, int h)
 		mb_format_value(MB_C_STRESS_IOPS, hv[MB_C_STRESS_IOPS], v[MB_C_STRESS_IOPS], buf,
 				sizeof(buf));
 		mb_table_set_cell(t, R_IOPS, col, buf);
-		mb_format_value(MB_C_STRESS_READ_MS, hv[MB_C_STRESS_READ_MS], v[MB_C_STRESS_READ_MS],
-				buf, sizeof(buf));
+		mb_format_value(MB_C_STRESS_READ_MS, hv[MB_C_STRESS_READ_MS],
+				v[MB_C_STRESS_READ_MS], buf, sizeof(buf));
 		mb_table_set_cell(t, R_READ, col, buf);
 		mb_format_value(MB_C_STRESS_LOG_MS, hv[MB_C_STRESS_LOG_MS], v[MB_C_STRESS_LOG_MS],
 				buf, sizeof(buf));
 		mb_table_set_cell(t, R_LOG, col, buf);
 		enum mb_verdict vd =
-			mb_storage_verdict(th, hv[MB_C_STRESS_READ_MS], v[MB_C_STRESS_READ_MS],
-					   hv[MB_C_STRESS_LOG_MS], v[MB_C_STRESS_LOG_MS]);
+		    mb_storage_verdict(th, hv[MB_C_STRESS_READ_MS], v[MB_C_STRESS_READ_MS],
+				       hv[MB_C_STRESS_LOG_MS], v[MB_C_STRESS_LOG_MS]);
 		mb_table_set_cell(t, R_VERDICT, col, mb_verdict_str(vd));
 		if (k == 0)
 			mb_table_set_verdict(t, R_VERDICT, vd);
@@ -376,7 +390,8 @@ static void draw_storage(struct mb_console *c, int top, int h)
 	int y = top + shown + 2;
 	char line[256];
 	snprintf(line, sizeof(line),
-		 "storage test %s, %d threads  (t/F4 start/stop, +/- threads)  pass: read avg < %.1f ms, log write avg < %.1f ms",
+		 "storage test %s, %d threads  (t/F4 start/stop, +/- threads)  pass: read avg < "
+		 "%.1f ms, log write avg < %.1f ms",
 		 running ? "RUNNING" : "stopped", mb_session_stress_threads(c->s),
 		 th->storage_read_ms_max, th->storage_log_ms_max);
 	mb_w_text(y, 0, COLS, running ? MB_ST_LIVE : MB_ST_NORMAL, line);
@@ -397,7 +412,7 @@ static void draw_actions(struct mb_console *c, int top, int h)
 		free(sum);
 		return;
 	}
-	static const char *const heads[] = {"scheduled", "done", "failed", "/user-day",
+	static const char *const heads[] = {"scheduled", "done",   "failed", "/user-day",
 					    "p50 ms",	 "p95 ms", "p99 ms"};
 	for (int i = 0; i < 7; i++) {
 		mb_table_set_heading(t, i, heads[i], NULL);
@@ -517,7 +532,8 @@ static void draw_thresholds(struct mb_console *c, int top, int h)
 	mb_w_table(top, 0, vis + 1, COLS, t, c->scroll[MB_SCR_THRESHOLDS], sel);
 	mb_table_destroy(t);
 	mb_w_text(top + h - 1, 0, COLS, MB_ST_DIM,
-		  "Enter: edit (\"<= 80\", \"> 5\", \"none\"; storage: a limit in ms), saved to DATA/thresholds.cfg");
+		  "Enter: edit (\"<= 80\", \"> 5\", \"none\"; storage: a limit in ms), saved to "
+		  "DATA/thresholds.cfg");
 }
 
 static void threshold_edit_start(struct mb_console *c)
@@ -529,7 +545,8 @@ static void threshold_edit_start(struct mb_console *c)
 		mb_threshold_text(&th->counter[sel], (enum mb_counter_id)sel, buf, sizeof(buf));
 	else
 		snprintf(buf, sizeof(buf), "%g",
-			 sel == MB_COUNTER_COUNT ? th->storage_read_ms_max : th->storage_log_ms_max);
+			 sel == MB_COUNTER_COUNT ? th->storage_read_ms_max
+						 : th->storage_log_ms_max);
 	mb_input_start(&c->input, buf);
 	c->input_target = MB_IN_THRESHOLD;
 	c->input_index = sel;
@@ -546,8 +563,8 @@ static void threshold_edit_done(struct mb_console *c)
 	if (sel < MB_COUNTER_COUNT) {
 		struct mb_threshold nt = {MB_CMP_NONE, 0};
 		if (*text && strcmp(text, "none") && mb_threshold_parse(text, &nt)) {
-			mb_console_status(c, true, "not a threshold: '%s' (write e.g. <= 80 or none)",
-					  text);
+			mb_console_status(c, true,
+					  "not a threshold: '%s' (write e.g. <= 80 or none)", text);
 			return;
 		}
 		th->counter[sel] = nt;
@@ -591,7 +608,7 @@ static void draw_runs(struct mb_console *c, int top, int h)
 	struct mb_table *t;
 	if (mb_table_create(8, &t))
 		return;
-	static const char *const heads[] = {"scenario", "users", "accel", "compr",
+	static const char *const heads[] = {"scenario", "users",    "accel", "compr",
 					    "measured", "rpc op/s", "cpu %", "verdict"};
 	for (int i = 0; i < 8; i++) {
 		mb_table_set_heading(t, i, heads[i], NULL);
@@ -662,8 +679,8 @@ static void runs_pin(struct mb_console *c)
 /* ---- scenario ---- */
 
 enum { F_SCENARIO, F_USERS, F_SCALE, F_ACCEL, F_COMPRESSION, F_DATA, F_LOGDIR, F_COUNT };
-static const char *const field_names[F_COUNT] = {"scenario", "users", "scale", "accel",
-						  "compression", "data dir", "log dir"};
+static const char *const field_names[F_COUNT] = {"scenario",	"users",    "scale",  "accel",
+						 "compression", "data dir", "log dir"};
 
 static void field_value(struct mb_console *c, int f, char *buf, size_t len)
 {
@@ -696,7 +713,8 @@ static void field_value(struct mb_console *c, int f, char *buf, size_t len)
 static void apply_params(struct mb_console *c, const struct mb_session_params *np)
 {
 	if (mb_session_load_active(c->s) || mb_session_stress_active(c->s)) {
-		mb_console_status(c, true, "stop the load and the storage test before changing the scenario");
+		mb_console_status(
+		    c, true, "stop the load and the storage test before changing the scenario");
 		return;
 	}
 	struct mb_session_params old = *mb_session_params(c->s);
@@ -812,7 +830,8 @@ static void draw_scenario(struct mb_console *c, int top, int h)
 	int y = top;
 	char buf[MB_PATH_MAX + 64], val[MB_PATH_MAX];
 	mb_w_text(y++, 0, COLS, MB_ST_HEAD,
-		  "Run parameters (Up/Down select, Enter edit, Left/Right switch scenario or compression)");
+		  "Run parameters (Up/Down select, Enter edit, Left/Right switch scenario or "
+		  "compression)");
 	for (int f = 0; f < F_COUNT && y < top + h; f++) {
 		field_value(c, f, val, sizeof(val));
 		snprintf(buf, sizeof(buf), "  %-12s %s", field_names[f], val);
@@ -840,17 +859,21 @@ static void draw_scenario(struct mb_console *c, int top, int h)
 	char lines[8][256];
 	int nl = 0;
 	snprintf(lines[nl++], 256,
-		 "published topology: %d users, %d databases in %d storage groups, %d MB cache, %g MB mailboxes, %d KB pages",
+		 "published topology: %d users, %d databases in %d storage groups, %d MB cache, %g "
+		 "MB mailboxes, %d KB pages",
 		 sc->users, sc->databases, sc->storage_groups, sc->db_cache_mb, sc->mailbox_mb,
 		 sc->page_kb);
 	snprintf(lines[nl++], 256,
-		 "mailbox: inbox %d, deleted %d, %d folders x %d, %d appointments, %d contacts, %d KB messages",
+		 "mailbox: inbox %d, deleted %d, %d folders x %d, %d appointments, %d contacts, %d "
+		 "KB messages",
 		 sc->inbox_messages, sc->deleted_items_messages, sc->new_folders,
 		 sc->messages_per_folder, sc->calendar_appointments, sc->contacts,
 		 sc->avg_message_kb);
-	snprintf(lines[nl++], 256, "distribution lists: %d per site, members %d min, %d avg, %d max",
-		 sc->dl_per_site, sc->dl_min_members, sc->dl_avg_members, sc->dl_max_members);
-	snprintf(lines[nl++], 256, "run: duration %g s, warm-up %g s, ramp %g s, compression %s by default",
+	snprintf(lines[nl++], 256,
+		 "distribution lists: %d per site, members %d min, %d avg, %d max", sc->dl_per_site,
+		 sc->dl_min_members, sc->dl_avg_members, sc->dl_max_members);
+	snprintf(lines[nl++], 256,
+		 "run: duration %g s, warm-up %g s, ramp %g s, compression %s by default",
 		 sc->duration_s, sc->warmup_s, sc->ramp_s, sc->compression ? "on" : "off");
 	for (int i = 0; i < nl && y < top + h; i++)
 		mb_w_text(y++, 2, COLS - 2, MB_ST_NORMAL, lines[i]);
@@ -882,21 +905,21 @@ static void draw_scenario(struct mb_console *c, int top, int h)
 static void draw_help(struct mb_console *c, int top, int h)
 {
 	static const char *const lines[] = {
-		"mailbench " PACKAGE_VERSION " console: the published comparison tables, live.",
-		"",
-		"F1 or ?     this help                 F2 or s   scenario and parameters",
-		"F3 or l     start/stop the load (init if needed, store first, then load)",
-		"F4 or t     start/stop the storage test    + / -  storage test threads",
-		"F5 or h     thresholds (Enter edits)  F6 or r   saved runs (Enter pins)",
-		"o           overview                  a         actions   g  storage",
-		"Tab         next screen               Up/Down, PgUp/PgDn  select, scroll",
-		"< >         overview: published column the difference is taken against",
-		"F10 or q    quit (asks while a run is active); Esc closes a dialog",
-		"",
-		"live: mean of the last 10 s; run avg: mean after the warm-up; n/a: not measured.",
-		"Rows are coloured by their thresholds (monochrome: '!' marks a failing row).",
-		"Every figure comes from the store, the load engine, the storage test or",
-		"this machine's /proc, measured during this run.",
+	    "mailbench " PACKAGE_VERSION " console: the published comparison tables, live.",
+	    "",
+	    "F1 or ?     this help                 F2 or s   scenario and parameters",
+	    "F3 or l     start/stop the load (init if needed, store first, then load)",
+	    "F4 or t     start/stop the storage test    + / -  storage test threads",
+	    "F5 or h     thresholds (Enter edits)  F6 or r   saved runs (Enter pins)",
+	    "o           overview                  a         actions   g  storage",
+	    "Tab         next screen               Up/Down, PgUp/PgDn  select, scroll",
+	    "< >         overview: published column the difference is taken against",
+	    "F10 or q    quit (asks while a run is active); Esc closes a dialog",
+	    "",
+	    "live: mean of the last 10 s; run avg: mean after the warm-up; n/a: not measured.",
+	    "Rows are coloured by their thresholds (monochrome: '!' marks a failing row).",
+	    "Every figure comes from the store, the load engine, the storage test or",
+	    "this machine's /proc, measured during this run.",
 	};
 	(void)c;
 	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]) && (int)i < h; i++)
@@ -944,7 +967,7 @@ void mb_console_draw(struct mb_console *c)
 		char title[160];
 		int i = c->input_index;
 		snprintf(title, sizeof(title), "threshold: %s",
-			 i < MB_COUNTER_COUNT ? mb_counters[i].label
+			 i < MB_COUNTER_COUNT	 ? mb_counters[i].label
 			 : i == MB_COUNTER_COUNT ? "storage db read avg (ms)"
 						 : "storage log write avg (ms)");
 		static const char *const l[] = {"", "", "Enter saves, Esc cancels"};
@@ -970,7 +993,8 @@ void mb_console_draw(struct mb_console *c)
 		mb_w_dialog("run failed", l, n, 50);
 	}
 	if (c->confirm_quit) {
-		static const char *const l[] = {"A run is active.", "Stop every child and quit? (y/n)"};
+		static const char *const l[] = {"A run is active.",
+						"Stop every child and quit? (y/n)"};
 		mb_w_dialog("quit", l, 2, 40);
 	}
 	if (c->quitting) {
@@ -1148,7 +1172,8 @@ void mb_console_key(struct mb_console *c, int key)
 			mb_console_reload_runs(c);
 		return;
 	case KEY_BTAB:
-		c->screen = (enum mb_screen_id)((c->screen + MB_SCR_COUNT - 2) % (MB_SCR_COUNT - 1));
+		c->screen =
+		    (enum mb_screen_id)((c->screen + MB_SCR_COUNT - 2) % (MB_SCR_COUNT - 1));
 		return;
 	case KEY_F(10):
 	case 'q':
@@ -1180,8 +1205,8 @@ void mb_console_key(struct mb_console *c, int key)
 	const struct mb_scenario *sc = mb_session_scenario(c->s);
 	switch (c->screen) {
 	case MB_SCR_OVERVIEW:
-		if (sc && sc->column_count > 0 && (key == '<' || key == KEY_LEFT || key == '>' ||
-						   key == KEY_RIGHT)) {
+		if (sc && sc->column_count > 0 &&
+		    (key == '<' || key == KEY_LEFT || key == '>' || key == KEY_RIGHT)) {
 			int d = key == '<' || key == KEY_LEFT ? -1 : 1;
 			c->diff_col = (c->diff_col + d + sc->column_count) % sc->column_count;
 		}

@@ -22,10 +22,7 @@ static bool saved_ok;
 static void (*crash_hook)(void);
 static int attrs[MB_ST_COUNT];
 
-void mb_term_set_crash_hook(void (*hook)(void))
-{
-	crash_hook = hook;
-}
+void mb_term_set_crash_hook(void (*hook)(void)) { crash_hook = hook; }
 
 static void raw_restore(void)
 {
@@ -110,16 +107,16 @@ int mb_term_init(bool want_color)
 	if (color_on) {
 		start_color();
 		use_default_colors();
-		init_pair(1, COLOR_BLACK, COLOR_CYAN);   /* title */
-		init_pair(2, COLOR_CYAN, -1);            /* head */
-		init_pair(3, COLOR_GREEN, -1);           /* pass */
-		init_pair(4, COLOR_RED, -1);             /* fail */
-		init_pair(5, COLOR_YELLOW, -1);          /* warn */
-		init_pair(6, COLOR_BLACK, COLOR_CYAN);   /* selected */
-		init_pair(7, COLOR_WHITE, -1);           /* fkey */
-		init_pair(8, COLOR_BLACK, COLOR_CYAN);   /* flabel */
-		init_pair(9, COLOR_BLUE, -1);            /* dim */
-		init_pair(10, COLOR_WHITE, -1);          /* live */
+		init_pair(1, COLOR_BLACK, COLOR_CYAN); /* title */
+		init_pair(2, COLOR_CYAN, -1);	       /* head */
+		init_pair(3, COLOR_GREEN, -1);	       /* pass */
+		init_pair(4, COLOR_RED, -1);	       /* fail */
+		init_pair(5, COLOR_YELLOW, -1);	       /* warn */
+		init_pair(6, COLOR_BLACK, COLOR_CYAN); /* selected */
+		init_pair(7, COLOR_WHITE, -1);	       /* fkey */
+		init_pair(8, COLOR_BLACK, COLOR_CYAN); /* flabel */
+		init_pair(9, COLOR_BLUE, -1);	       /* dim */
+		init_pair(10, COLOR_WHITE, -1);	       /* live */
 		attrs[MB_ST_NORMAL] = A_NORMAL;
 		attrs[MB_ST_TITLE] = COLOR_PAIR(1);
 		attrs[MB_ST_HEAD] = COLOR_PAIR(2) | A_BOLD;
@@ -158,20 +155,11 @@ void mb_term_end(void)
 		tcsetattr(STDIN_FILENO, TCSANOW, &saved_tio);
 }
 
-bool mb_term_active(void)
-{
-	return active != 0;
-}
+bool mb_term_active(void) { return active != 0; }
 
-bool mb_term_color(void)
-{
-	return color_on;
-}
+bool mb_term_color(void) { return color_on; }
 
-bool mb_term_utf8(void)
-{
-	return utf8_on;
-}
+bool mb_term_utf8(void) { return utf8_on; }
 
 int mb_term_attr(enum mb_style st)
 {

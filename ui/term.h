@@ -17,16 +17,16 @@
 
 enum mb_style {
 	MB_ST_NORMAL = 0,
-	MB_ST_TITLE,   /* title bar */
-	MB_ST_HEAD,    /* table heading */
-	MB_ST_PASS,    /* row within its threshold */
-	MB_ST_FAIL,    /* row outside its threshold */
-	MB_ST_WARN,    /* warnings (saturation, errors) */
-	MB_ST_SEL,     /* selected line */
-	MB_ST_FKEY,    /* function bar key */
-	MB_ST_FLABEL,  /* function bar label */
-	MB_ST_DIM,     /* published, secondary text */
-	MB_ST_LIVE,    /* live figures */
+	MB_ST_TITLE,  /* title bar */
+	MB_ST_HEAD,   /* table heading */
+	MB_ST_PASS,   /* row within its threshold */
+	MB_ST_FAIL,   /* row outside its threshold */
+	MB_ST_WARN,   /* warnings (saturation, errors) */
+	MB_ST_SEL,    /* selected line */
+	MB_ST_FKEY,   /* function bar key */
+	MB_ST_FLABEL, /* function bar label */
+	MB_ST_DIM,    /* published, secondary text */
+	MB_ST_LIVE,   /* live figures */
 	MB_ST_COUNT
 };
 

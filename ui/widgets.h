@@ -27,8 +27,8 @@ void mb_w_bar(int y, int x, int w, double frac, int style);
 void mb_w_progress(int y, int x, int w, double pct, double eta_s);
 
 struct mb_fkey {
-	const char *key;    /* "F1" */
-	const char *label;  /* "Help" */
+	const char *key;   /* "F1" */
+	const char *label; /* "Help" */
 };
 /* htop-style function bar on line y. */
 void mb_w_funcbar(int y, int w, const struct mb_fkey *keys, size_t n);

@@ -1,9 +1,10 @@
 /* cache.c: the database cache (buffer pool) and page checksums.
  *
  * Frames are allocated on demand up to the byte limit and found through a
- * hash of (file, page).  Eviction is CLOCK with a 2-bit use count: a page
- * enters with count 0 and each hit adds one (max 3); the hand decrements,
- * so pages seen once (a scan) go first.  Dirty, pinned, in-I/O and
+ * hash of (file, page).  Eviction is CLOCK with a small use count: a page
+ * enters with count 0 and each hit adds one (max REF_MAX); the hand
+ * decrements, so pages seen once (a scan) go first and a hot page survives
+ * a scan of several times the cache size.  Dirty, pinned, in-I/O and
  * transaction-held frames are never evicted; a lazy-writer thread writes
  * dirty pages back (when dirty bytes pass a quarter of the cache, or when a
  * thread is starved of frames) so the thread needing a frame does not write.
@@ -65,6 +66,8 @@ int mb_page_verify(const uint8_t *page, uint32_t size, uint32_t pgno, char *why,
 	return 0;
 }
 
+/* clock use count ceiling: a page hit this often survives this many sweeps */
+#define REF_MAX 5
 #define WRITER_BATCH 32
 #define WRITER_BUF (32u << 10)
 
@@ -299,7 +302,7 @@ int cache_get(struct cfile *cf, uint32_t pgno, int mode, struct frame **out, cha
 				continue;
 			}
 			f->pins++;
-			if (f->ref < 3)
+			if (f->ref < REF_MAX)
 				f->ref++;
 			c->st.hits++;
 			pthread_mutex_unlock(&c->lock);

@@ -500,12 +500,13 @@ static void report_line(mb_check_cb cb, void *arg, struct mb_check_report *rep, 
 		cb(arg, line);
 }
 
-static int check_group(const char *dir, uint32_t cache_mb, mb_check_cb cb, void *arg,
-		       struct mb_check_report *rep)
+static int check_group(const char *dir, const char *log_dir, uint32_t cache_mb, mb_check_cb cb,
+		       void *arg, struct mb_check_report *rep)
 {
 	struct mb_sg_options o;
 	mb_sg_options_init(&o);
 	o.dir = dir;
+	o.log_dir = log_dir;
 	o.cache_mb = cache_mb ? cache_mb : 64;
 	o.checkpoint_bytes = UINT64_MAX;
 	struct mb_sg *sg;
@@ -538,8 +539,8 @@ static int check_group(const char *dir, uint32_t cache_mb, mb_check_cb cb, void 
 	return r < 0 ? r : 0;
 }
 
-int mb_db_check_dir(const char *dir, uint32_t cache_mb, mb_check_cb cb, void *arg,
-		    struct mb_check_report *rep)
+int mb_db_check_dir(const char *dir, const char *log_root, uint32_t cache_mb, mb_check_cb cb,
+		    void *arg, struct mb_check_report *rep)
 {
 	uint64_t t0 = mb_io_now_ns();
 	struct stat st;
@@ -547,15 +548,18 @@ int mb_db_check_dir(const char *dir, uint32_t cache_mb, mb_check_cb cb, void *ar
 		return MB_ENOTFOUND;
 	int r = 0;
 	if (is_group(dir)) {
-		r = check_group(dir, cache_mb, cb, arg, rep);
+		r = check_group(dir, NULL, cache_mb, cb, arg, rep);
 	} else {
 		char **names = NULL;
 		size_t n = 0;
 		list_dir(dir, pick_group, &names, &n);
 		for (size_t i = 0; i < n; i++) {
-			char p[4200];
+			char p[4200], lp[4200];
 			snprintf(p, sizeof(p), "%s/%s", dir, names[i]);
-			int r2 = r < 0 ? 0 : check_group(p, cache_mb, cb, arg, rep);
+			if (log_root)
+				snprintf(lp, sizeof(lp), "%s/%s", log_root, names[i]);
+			int r2 = r < 0 ? 0
+				       : check_group(p, log_root ? lp : NULL, cache_mb, cb, arg, rep);
 			if (r2 < 0 && r == 0)
 				r = r2;
 			free(names[i]);

@@ -46,6 +46,9 @@ struct mb_sg {
 	pthread_cond_t ckcond;
 	bool ckstop, ckwant, ckstarted;
 	uint64_t recovered;
+	/* a database closed with pages it could not write: its changes exist only
+	 * in the log, so no later checkpoint may move the redo point past them */
+	_Atomic int ckpt_block;
 };
 
 /* tree handles are released by btree.c */
@@ -526,6 +529,8 @@ int mb_db_close(struct mb_db *db)
 	int r = cache_file_remove(sg->cache, db->cf);
 	pthread_mutex_unlock(&sg->lock);
 	int r2 = mb_file_sync(db->file, true);
+	if ((r < 0 || r2 < 0) && !atomic_load(&sg->ckpt_block))
+		atomic_store(&sg->ckpt_block, r < 0 ? r : r2);
 	mb_file_close(db->file);
 	free(db->scratch);
 	free(db->tmp);
@@ -565,6 +570,9 @@ void mb_db_pages(const struct mb_db *db, uint64_t *total, uint64_t *free_pages)
 
 int mb_sg_checkpoint(struct mb_sg *sg)
 {
+	int blocked = atomic_load(&sg->ckpt_block);
+	if (blocked)
+		return blocked;
 	pthread_mutex_lock(&sg->ckpt_lock);
 	uint64_t redo = log_append_lsn(sg->log);
 	atomic_store(&sg->redo_started, redo);

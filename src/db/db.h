@@ -9,8 +9,9 @@
  *             grows with the working set; pages of 4, 8 and 32 KB share it.
  *             A lazy-writer thread per cache writes dirty pages back (never
  *             the thread that needs a frame, unless nothing else can free
- *             one).  Eviction: CLOCK with a 2-bit use count (new pages enter
- *             cold, so a one-pass scan cannot flush the hot set).
+ *             one).  Eviction: CLOCK with a small use count (new pages
+ *             enter cold, so a scan of several times the cache size does not
+ *             flush the hot set).
  *   mb_sg     a storage group: a directory of databases sharing one
  *             write-ahead log (DIR/log/ or LOG_DIR) of 1 MiB segment files,
  *             with a group-commit log-writer thread and a checkpointer.
@@ -21,7 +22,8 @@
  *             applied to it and a CRC32C checksum; a torn or corrupt page
  *             is reported as MB_ECORRUPT (mb_db_errmsg names file and page),
  *             never returned as data.  Opening a database is cheap (one page
- *             read), so thousands of small databases are fine.
+ *             read; creating one writes and syncs two pages), so thousands of
+ *             small databases are fine.
  *   mb_tree   a named B+tree inside a database: byte-string keys (1 ..
  *             MB_KEY_MAX bytes, ordered by memcmp, shorter first on a tie),
  *             values of any length (0 .. MB_VALUE_MAX; values larger than
@@ -214,8 +216,9 @@ void mb_sg_logwrite_hist_take(struct mb_sg *sg, struct mb_hist *dst);
  * an existing database keeps its own. */
 int mb_db_open(struct mb_sg *sg, const char *name, uint32_t page_size, int flags,
 	       struct mb_db **out);
-/* Aborts an open transaction; closes its trees and cursors.  Dirty pages stay
- * in the cache until written back (closing is cheap). */
+/* Aborts an open transaction; closes its trees and cursors; writes the
+ * database's dirty pages back (waiting for the log first) and syncs the file,
+ * then drops its pages from the cache. */
 int mb_db_close(struct mb_db *db);
 uint32_t mb_db_page_size(const struct mb_db *db);
 const char *mb_db_name(const struct mb_db *db);
@@ -301,10 +304,13 @@ int mb_db_check(struct mb_db *db, mb_check_cb cb, void *arg, struct mb_check_rep
  * checksum from the checkpoint to the end). */
 int mb_sg_check(struct mb_sg *sg, mb_check_cb cb, void *arg, struct mb_check_report *rep);
 /* Check a data directory: every storage group under it (DIR itself when it
- * holds *.mdb files, else DIR/sgN and DIR/stress).  Each group is opened
- * (which replays its log, as a mount would) with a private cache of
- * cache_mb (0: 64), checked and closed.  MB_EBUSY when a store has it open. */
-int mb_db_check_dir(const char *dir, uint32_t cache_mb, mb_check_cb cb, void *arg,
-		    struct mb_check_report *rep);
+ * holds *.mdb files or a log/, else each subdirectory that does: DIR/sgN,
+ * DIR/stress).  A group's log is GROUP/log, or LOG_ROOT/NAME for the group
+ * directory DIR/NAME when log_root is not NULL (init --log-dir).  Each group
+ * is opened (which replays its log, as a mount would) with a private cache of
+ * cache_mb (0: 64), checked and closed.  MB_EBUSY when a store has it open,
+ * MB_ENOTFOUND when DIR is not a directory. */
+int mb_db_check_dir(const char *dir, const char *log_root, uint32_t cache_mb, mb_check_cb cb,
+		    void *arg, struct mb_check_report *rep);
 
 #endif

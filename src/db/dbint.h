@@ -109,7 +109,7 @@ struct frame {
 	uint32_t pgno;
 	uint32_t size;        /* bytes of data */
 	int pins;
-	uint8_t ref;          /* clock use count 0..3 */
+	uint8_t ref;          /* clock use count 0..REF_MAX (cache.c) */
 	bool valid, reading, writing, dirty, txn_held;
 	int error;            /* read failed (frame being dropped) */
 	uint64_t lsn;         /* page LSN of the content in data (committed part) */

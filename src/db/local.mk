@@ -7,7 +7,8 @@ src_db_libmbdb_a_SOURCES = \
 	src/db/db.h src/db/dbint.h \
 	src/db/cache.c src/db/log.c src/db/db.c src/db/btree.c src/db/check.c
 
-DB_TESTS = tests/unit/test_io tests/unit/test_btree tests/unit/test_crash tests/unit/test_fault tests/unit/test_check
+DB_TESTS = tests/unit/test_io tests/unit/test_btree tests/unit/test_crash tests/unit/test_fault tests/unit/test_check \
+	tests/unit/test_cache tests/unit/test_log tests/unit/test_recovery
 check_PROGRAMS += $(DB_TESTS)
 TESTS += $(DB_TESTS)
 tests_unit_test_io_SOURCES = tests/unit/test_io.c
@@ -25,6 +26,17 @@ tests_unit_test_fault_LDADD = $(MBTEST_LIBS)
 tests_unit_test_check_SOURCES = tests/unit/test_check.c tests/unit/dbtest.h
 tests_unit_test_check_CFLAGS = $(MBTEST_CFLAGS)
 tests_unit_test_check_LDADD = $(MBTEST_LIBS)
+
+tests_unit_test_cache_SOURCES = tests/unit/test_cache.c tests/unit/dbtest.h
+tests_unit_test_cache_CFLAGS = $(MBTEST_CFLAGS)
+tests_unit_test_cache_LDADD = $(MBTEST_LIBS)
+
+tests_unit_test_log_SOURCES = tests/unit/test_log.c tests/unit/dbtest.h
+tests_unit_test_log_CFLAGS = $(MBTEST_CFLAGS)
+tests_unit_test_log_LDADD = $(MBTEST_LIBS)
+tests_unit_test_recovery_SOURCES = tests/unit/test_recovery.c tests/unit/dbtest.h
+tests_unit_test_recovery_CFLAGS = $(MBTEST_CFLAGS)
+tests_unit_test_recovery_LDADD = $(MBTEST_LIBS)
 
 # benchmark helper (bench/db-*.sh); built by `make`, never installed
 noinst_PROGRAMS += bench/mb-dbbench

@@ -209,7 +209,7 @@ static void compose(struct mb_user *u, uint32_t h, enum mb_msg_kind kind, int32_
 	op->u.set_props.props = p;
 }
 
-/* CreateMessage in Sent Items, compose, Submit, Release: one RPC. */
+/* CreateMessage in Sent Items, compose, Submit: one RPC. */
 static void emit_send(struct mb_user *u, enum mb_msg_kind kind, int32_t reply_to, uint64_t orig_mid,
 		      int64_t start, int64_t end)
 {
@@ -225,8 +225,7 @@ static void emit_send(struct mb_user *u, enum mb_msg_kind kind, int32_t reply_to
 	op->u.create_message.fid = fid_of(u, MB_FID_SENT);
 	op->u.create_message.handle = H_NEW;
 	compose(u, H_NEW, kind, reply_to, start, end);
-	mb_rb_op(rb, MB_OP_SUBMIT)->u.save.handle = H_NEW;
-	mb_rb_op(rb, MB_OP_RELEASE)->u.release.handle = H_NEW;
+	mb_rb_op(rb, MB_OP_SUBMIT)->u.save.handle = H_NEW; /* submitting releases it */
 	if (orig_mid)
 		mb_rb_op(rb, MB_OP_RELEASE)->u.release.handle = H_MSG;
 }
@@ -1005,8 +1004,7 @@ static int act_request_meeting(struct mb_user *u, const struct mb_reply *r)
 			names[i] = mb_str(user_name(u, c->attendees[i]));
 		rp->v.mv.n = (uint16_t)c->nattendees;
 		rp->v.mv.v = names;
-		mb_rb_op(rb, MB_OP_SUBMIT)->u.save.handle = H_NEW;
-		mb_rb_op(rb, MB_OP_RELEASE)->u.release.handle = H_NEW;
+		mb_rb_op(rb, MB_OP_SUBMIT)->u.save.handle = H_NEW; /* submitting releases it */
 		u->step = 3;
 		return send_rpc(u);
 	}

@@ -59,6 +59,8 @@ static void usage(FILE *f)
 		"                          '- MAILBOX MID' for every acknowledged delete\n"
 		"                          ('~ MAILBOX MID' when a delete was asked, before its reply)\n"
 		"  -S, --seed N            random seed (default 1)\n"
+		"  -w, --warmup S          leave the first S seconds out of the end summary\n"
+		"                          (the stats stream always has every second; default 0)\n"
 		"  -c, --compression on|off  ask for LZ4 compression (default: the scenario's)\n"
 		"  -h, --help              this help\n"
 		"\n"
@@ -80,6 +82,12 @@ struct run {
 	int stopped_by_signal;
 	int write_failed;
 	uint64_t saturated_windows, windows;
+	double warmup_s;             /* totals (summary) start after this */
+	bool warm;                   /* the warmup is over */
+	double ud_warm;              /* user-days at the end of the warmup */
+	struct mb_proc_sample ps_warm; /* process sample at the end of the warmup */
+	bool have_ps_warm;
+	int users_on_last;           /* users logged on at the last sample while running */
 };
 
 static int parse_target(const char *arg, char *host, size_t hlen, int *port)
@@ -171,12 +179,20 @@ static void sample(struct run *r, bool final)
 	r->t_last = now;
 	mb_load_stats_reset(r->win);
 	mb_engine_collect(r->eng, r->win);
-	mb_load_stats_merge(r->total, r->win);
+	if (!r->warm && now - r->t0 >= r->warmup_s) {
+		r->warm = true;
+		r->ud_warm = mb_engine_user_days(r->eng);
+		r->have_ps_warm = mb_proc_sample(0, &r->ps_warm) == 0;
+	}
+	if (r->warm)
+		mb_load_stats_merge(r->total, r->win);
 
 	double v[MB_COUNTER_COUNT] = {0};
 	bool has[MB_COUNTER_COUNT] = {false};
 	v[MB_C_USERS] = mb_engine_users_on(r->eng);
 	has[MB_C_USERS] = true;
+	if (!final)
+		r->users_on_last = (int)v[MB_C_USERS];
 	if (mb_hist_count(r->win->rpc) > 0) {
 		v[MB_C_CLIENT_LATENCY] = mb_hist_mean_ns(r->win->rpc) / 1e6;
 		has[MB_C_CLIENT_LATENCY] = true;
@@ -201,8 +217,10 @@ static void sample(struct run *r, bool final)
 		saturated |= mb_hist_percentile_ns(r->win->timer_late, 99) > LATE_SATURATED_NS;
 	v[MB_C_LOAD_SATURATED] = saturated ? 1 : 0;
 	has[MB_C_LOAD_SATURATED] = true;
-	r->windows++;
-	r->saturated_windows += saturated;
+	if (r->warm) {
+		r->windows++;
+		r->saturated_windows += saturated;
+	}
 	struct mb_proc_sample ps;
 	if (mb_proc_sample(0, &ps) == 0) {
 		struct mb_proc_rates pr;
@@ -225,7 +243,6 @@ static void sample(struct run *r, bool final)
 		r->write_failed = 1;
 	json_decref(h);
 	json_decref(x);
-	(void)final;
 }
 
 static void stop_all(struct run *r)
@@ -261,9 +278,13 @@ static void signal_cb(uv_signal_t *s, int signum)
 static void print_summary(struct run *r)
 {
 	struct mb_load_stats *t = r->total;
-	double ud = mb_engine_user_days(r->eng);
-	printf("mailbench load: %s, %d users, accel %g, %.1f s, %.2f simulated user-days\n",
-	       r->sc->title, r->users, r->accel, mb_now_s() - r->t0, ud);
+	double ud = mb_engine_user_days(r->eng) - r->ud_warm;
+	printf("mailbench load: %s, %d users, accel %g, %.1f s", r->sc->title, r->users, r->accel,
+	       mb_now_s() - r->t0);
+	if (r->warmup_s > 0)
+		printf(" (figures after a %.0f s warmup)", r->warmup_s);
+	printf(", %.2f simulated user-days\n", ud);
+	printf("users logged on at the end: %d of %d\n", r->users_on_last, r->users);
 	printf("%-22s %10s %10s %8s %6s %10s %10s %10s\n", "action", "scheduled", "done", "failed",
 	       "late", "p50 ms", "p95 ms", "p99 ms");
 	for (int a = 0; a < MB_ACTION_COUNT; a++) {
@@ -285,10 +306,12 @@ static void print_summary(struct run *r)
 	else
 		printf("LoadSim score (weighted p95): n/a\n");
 	if (mb_hist_count(t->rpc))
-		printf("RPC round trip: mean %.2f ms, p50 %.2f, p95 %.2f, p99 %.2f ms (%llu RPCs, %llu ops)\n",
+		printf("RPC round trip: mean %.2f ms, p50 %.2f, p95 %.2f, p99 %.2f ms (%llu RPCs, %llu ops, "
+		       "%llu ops failed)\n",
 		       mb_hist_mean_ns(t->rpc) / 1e6, mb_hist_percentile_ns(t->rpc, 50) / 1e6,
 		       mb_hist_percentile_ns(t->rpc, 95) / 1e6, mb_hist_percentile_ns(t->rpc, 99) / 1e6,
-		       (unsigned long long)t->n.rpcs, (unsigned long long)t->n.ops);
+		       (unsigned long long)t->n.rpcs, (unsigned long long)t->n.ops,
+		       (unsigned long long)t->n.op_errors);
 	if (ud > 0)
 		printf("messages per user-day: sent %.2f (scenario %.2f), received %.2f (scenario %.2f)\n",
 		       t->n.msgs_sent / ud, r->sc->messages_sent_per_day, t->n.deliveries / ud,
@@ -304,14 +327,22 @@ static void print_summary(struct run *r)
 		printf("cached mode: syncs %llu (%llu items), local reads %llu, notifications %llu\n",
 		       (unsigned long long)t->n.syncs, (unsigned long long)t->n.sync_items,
 		       (unsigned long long)t->n.local_reads, (unsigned long long)t->n.notifications);
-	struct mb_proc_sample ps;
-	if (mb_proc_sample(0, &ps) == 0)
-		printf("memory: RSS %.1f MiB, %.0f bytes per simulated user (user state %zu bytes)\n",
-		       ps.rss_bytes / 1048576.0, (double)ps.rss_bytes / r->users,
+	if (r->have_ps)
+		printf("memory: RSS %.1f MiB while running, %.0f bytes per simulated user (user state "
+		       "%zu bytes)\n",
+		       r->ps_last.rss_bytes / 1048576.0, (double)r->ps_last.rss_bytes / r->users,
 		       mb_engine_user_struct_bytes());
+	if (r->have_ps && r->have_ps_warm && r->ps_last.t > r->ps_warm.t) {
+		int ncpu = 1;
+		mb_online_cpus(&ncpu);
+		printf("load engine CPU: %.1f%% of one core\n",
+		       (r->ps_last.cpu_s - r->ps_warm.cpu_s) / (r->ps_last.t - r->ps_warm.t) * 100.0);
+	}
 	if (mb_hist_count(t->loop_lag))
-		printf("load engine: loop lag p99 %.2f ms, saturated %llu of %llu s%s\n",
+		printf("load engine: loop lag p50 %.2f ms, p99 %.2f ms, max %.2f ms, saturated %llu of %llu s%s\n",
+		       mb_hist_percentile_ns(t->loop_lag, 50) / 1e6,
 		       mb_hist_percentile_ns(t->loop_lag, 99) / 1e6,
+		       mb_hist_max_ns(t->loop_lag) / 1e6,
 		       (unsigned long long)r->saturated_windows, (unsigned long long)r->windows,
 		       r->saturated_windows ? " (results from a saturated load engine are misleading)"
 					    : "");
@@ -326,16 +357,17 @@ int mb_cmd_load(int argc, char **argv)
 		{"ramp", required_argument, NULL, 'r'},     {"threads", required_argument, NULL, 'j'},
 		{"stats-fd", required_argument, NULL, 'f'}, {"ack-log", required_argument, NULL, 'A'},
 		{"seed", required_argument, NULL, 'S'},     {"compression", required_argument, NULL, 'c'},
+		{"warmup", required_argument, NULL, 'w'},
 		{"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0},
 	};
 	const char *scenario = NULL, *target = NULL, *topo_path = NULL, *ack_path = NULL;
 	long users = -1, threads = -1, stats_fd = -1, seed = 1;
-	double accel = -1, duration = -1, ramp = -1;
+	double accel = -1, duration = -1, ramp = -1, warmup = 0;
 	int compression = -1;
 	int c;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":s:t:T:u:a:d:r:j:f:A:S:c:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":s:t:T:u:a:d:r:j:f:A:S:c:w:h", opts, NULL)) != -1) {
 		bool ok = true;
 		switch (c) {
 		case 's':
@@ -368,6 +400,9 @@ int mb_cmd_load(int argc, char **argv)
 		case 'A':
 			ack_path = optarg;
 			break;
+		case 'w':
+			ok = parse_double(optarg, 0, 1e9, &warmup);
+			break;
 		case 'S':
 			ok = parse_long(optarg, 0, 0x7fffffffL, &seed);
 			break;
@@ -393,7 +428,7 @@ int mb_cmd_load(int argc, char **argv)
 			fprintf(stderr, "mailbench load: bad value '%s' for --%s\n", optarg,
 				c == 'u' ? "users" : c == 'a' ? "accel" : c == 'd' ? "duration"
 				: c == 'r' ? "ramp" : c == 'j' ? "threads" : c == 'f' ? "stats-fd"
-				: c == 'S' ? "seed" : "compression");
+				: c == 'S' ? "seed" : c == 'w' ? "warmup" : "compression");
 			return MB_EXIT_USAGE;
 		}
 	}
@@ -466,6 +501,8 @@ int mb_cmd_load(int argc, char **argv)
 	r.sc = &sc;
 	r.users = (int)users;
 	r.accel = accel;
+	r.warmup_s = warmup;
+	r.warm = warmup <= 0;
 	int exit_code = MB_EXIT_OK;
 	if (stats_fd >= 0 && (rc = mb_stats_writer_create((int)stats_fd, "load", &r.w)) != 0) {
 		fprintf(stderr, "mailbench load: --stats-fd %ld: %s\n", stats_fd, mb_strerror(rc));
@@ -498,6 +535,8 @@ int mb_cmd_load(int argc, char **argv)
 		goto out;
 	}
 	r.t0 = r.t_last = mb_now_s();
+	if (r.warm)
+		r.have_ps_warm = mb_proc_sample(0, &r.ps_warm) == 0;
 	uv_timer_start(&r.tick, tick_cb, 1000, 1000);
 	if (duration > 0)
 		uv_timer_start(&r.end, end_cb, (uint64_t)(duration * 1000), 0);

@@ -12,8 +12,8 @@
 #include "core/error.h"
 #include "load/user.h"
 
-#define TICK_MS 100
-#define PUBLISH_TICKS 2
+#define TICK_MS 20       /* loop-lag probe: 50 samples a second */
+#define PUBLISH_TICKS 10 /* publish measurements every 200 ms */
 #define ARENA_BYTES (4u << 20)
 #define RX_BYTES (256u << 10)
 #define SYNC_PERIOD_SIM_S 600.0 /* cached mode: background sync every 10 simulated minutes */

@@ -60,16 +60,12 @@ struct mb_uctx {
 	int reads;                        /* reads left */
 	int folders;                      /* folders left to browse */
 	uint64_t fid;
-	uint32_t table;                   /* open table handle, 0 none */
 	int nattendees;
 	uint32_t attendees[8];
 	uint32_t deleted_count;           /* Deleted Items count at the start */
 	uint32_t inbox_count;
 	int ndel;                         /* ids sent for a hard delete */
-	uint64_t del_fid;
-	uint8_t nonce[MB_NONCE_LEN];
 	uint32_t sync_mask;               /* SYNC: slots asked in the last RPC */
-	int phase;
 };
 
 struct mb_user {

@@ -323,48 +323,10 @@ int mb_client_next_event(struct mb_client *c, int timeout_ms, struct mb_event *e
 	return 0;
 }
 
-int mb_client_logon_key(struct mb_client *c, const char *user, const uint8_t key[MB_KEY_LEN],
-			const uint8_t salt[MB_SALT_LEN], uint32_t flags, struct mb_op_reply *reply)
-{
-	(void)salt;
-	struct mb_op op;
-	struct mb_reply rep;
-	uint8_t nonce[MB_NONCE_LEN];
-	int rc;
-
-	memset(&op, 0, sizeof(op));
-	op.code = MB_OP_LOGON_CHALLENGE;
-	op.u.challenge.user = mb_str(user);
-	op.u.challenge.flags = flags;
-	rc = mb_client_call(c, &op, 1, &rep);
-	if (rc)
-		return rc;
-	if (rep.ops[0].status)
-		return rep.ops[0].status;
-	memcpy(nonce, rep.ops[0].u.challenge.nonce, MB_NONCE_LEN);
-
-	memset(&op, 0, sizeof(op));
-	op.code = MB_OP_LOGON;
-	op.u.logon.user = mb_str(user);
-	op.u.logon.flags = flags;
-	rc = mb_auth_proof(key, nonce, user, strlen(user), op.u.logon.proof);
-	if (rc)
-		return rc;
-	rc = mb_client_call(c, &op, 1, &rep);
-	if (rc)
-		return rc;
-	if (rep.ops[0].status)
-		return rep.ops[0].status;
-	c->mailbox = rep.ops[0].u.logon.mailbox;
-	c->opts.lz4 = (rep.ops[0].u.logon.flags & MB_LOGON_F_LZ4) != 0;
-	c->opts.min_bytes = rep.ops[0].u.logon.compress_min;
-	if (reply)
-		*reply = rep.ops[0];
-	return 0;
-}
-
-int mb_client_logon(struct mb_client *c, const char *user, const char *password, uint32_t flags,
-		    struct mb_op_reply *reply)
+/* The handshake: challenge, then the proof from the key (given, or derived
+ * from the password with the salt and iterations of the challenge). */
+static int logon_common(struct mb_client *c, const char *user, const char *password,
+			const uint8_t *given_key, uint32_t flags, struct mb_op_reply *reply)
 {
 	struct mb_op op;
 	struct mb_reply rep;
@@ -381,8 +343,11 @@ int mb_client_logon(struct mb_client *c, const char *user, const char *password,
 	if (rep.ops[0].status)
 		return rep.ops[0].status;
 	memcpy(nonce, rep.ops[0].u.challenge.nonce, MB_NONCE_LEN);
-	rc = mb_auth_derive(password, rep.ops[0].u.challenge.salt, rep.ops[0].u.challenge.iterations,
-			    key);
+	if (given_key)
+		memcpy(key, given_key, MB_KEY_LEN);
+	else
+		rc = mb_auth_derive(password, rep.ops[0].u.challenge.salt,
+				    rep.ops[0].u.challenge.iterations, key);
 	if (rc)
 		return rc;
 
@@ -391,6 +356,7 @@ int mb_client_logon(struct mb_client *c, const char *user, const char *password,
 	op.u.logon.user = mb_str(user);
 	op.u.logon.flags = flags;
 	rc = mb_auth_proof(key, nonce, user, strlen(user), op.u.logon.proof);
+	memset(key, 0, sizeof(key));
 	if (rc)
 		return rc;
 	rc = mb_client_call(c, &op, 1, &rep);
@@ -404,6 +370,19 @@ int mb_client_logon(struct mb_client *c, const char *user, const char *password,
 	if (reply)
 		*reply = rep.ops[0];
 	return 0;
+}
+
+int mb_client_logon_key(struct mb_client *c, const char *user, const uint8_t key[MB_KEY_LEN],
+			const uint8_t salt[MB_SALT_LEN], uint32_t flags, struct mb_op_reply *reply)
+{
+	(void)salt; /* the key already embodies it */
+	return logon_common(c, user, NULL, key, flags, reply);
+}
+
+int mb_client_logon(struct mb_client *c, const char *user, const char *password, uint32_t flags,
+		    struct mb_op_reply *reply)
+{
+	return logon_common(c, user, password, NULL, flags, reply);
 }
 
 uint64_t mb_client_bytes_sent(const struct mb_client *c)

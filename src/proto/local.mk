@@ -26,3 +26,6 @@ TESTS += tests/unit/test_auth
 tests_unit_test_auth_SOURCES = tests/unit/test_auth.c
 tests_unit_test_auth_CFLAGS = $(MBTEST_CFLAGS)
 tests_unit_test_auth_LDADD = $(MBTEST_LIBS)
+
+# the byte-for-byte protocol specification
+EXTRA_DIST += docs/PROTOCOL.md

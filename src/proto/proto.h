@@ -40,7 +40,7 @@
 #define MB_PROTO_MAX_IDS 4096           /* message ids per op */
 #define MB_PROTO_MAX_ROWS 1024          /* rows per QueryRows reply */
 #define MB_PROTO_MAX_NAME 256           /* user names, folder names */
-#define MB_PROTO_DEFAULT_COMPRESS_MIN 1024
+#define MB_PROTO_DEFAULT_COMPRESS_MIN 256
 
 enum mb_frame_kind {
 	MB_FRAME_REQUEST = 1,  /* client -> store: a batch of operations */

@@ -43,7 +43,8 @@ static void run_usage(FILE *f)
 		   "table (published columns beside this run's averages after warm-up).\n\n");
 	mb_runopts_help(f);
 	fprintf(f, "  -d, --duration S        seconds of load (default: the scenario's)\n"
-		   "      --warmup S          seconds excluded from the averages (default: the scenario's)\n"
+		   "      --warmup S          seconds excluded from the averages (default: the "
+		   "scenario's)\n"
 		   "      --storage-test      run the storage test during the load\n"
 		   "      --threads N         storage test threads (default: storage.cfg's first)\n"
 		   "      --json FILE         write the run summary as JSON (docs/run-json.md)\n"
@@ -71,7 +72,8 @@ static void on_progress(uv_timer_t *t)
 	double pct, eta;
 	if (mb_session_init_progress(r->s, &pct, &eta)) {
 		if (eta >= 0)
-			fprintf(stderr, "mailbench run: initialising %.0f%%, eta %.0f s\n", pct, eta);
+			fprintf(stderr, "mailbench run: initialising %.0f%%, eta %.0f s\n", pct,
+				eta);
 		else
 			fprintf(stderr, "mailbench run: initialising %.0f%%\n", pct);
 		return;
@@ -81,10 +83,9 @@ static void on_progress(uv_timer_t *t)
 	double v[MB_COUNTER_COUNT];
 	bool h[MB_COUNTER_COUNT];
 	mb_session_live(r->s, v, h);
-	static const enum mb_counter_id show[] = {MB_C_USERS,	      MB_C_PROCESSOR_PCT,
-						  MB_C_RPC_OPS,	      MB_C_CLIENT_LATENCY,
-						  MB_C_DB_TRANSFERS,  MB_C_LOADSIM_SCORE_MS,
-						  MB_C_STRESS_IOPS};
+	static const enum mb_counter_id show[] = {
+	    MB_C_USERS,	       MB_C_PROCESSOR_PCT,    MB_C_RPC_OPS,    MB_C_CLIENT_LATENCY,
+	    MB_C_DB_TRANSFERS, MB_C_LOADSIM_SCORE_MS, MB_C_STRESS_IOPS};
 	char line[512];
 	int o = snprintf(line, sizeof(line), "t=%.0fs", mb_session_elapsed(r->s));
 	for (size_t i = 0; i < sizeof(show) / sizeof(show[0]); i++) {
@@ -174,7 +175,9 @@ static void print_report(struct mb_session *s, const struct mb_run_summary *sum,
 	in.client_mode = sum->client_mode;
 	in.smt = sum->smt;
 	struct mb_table *t;
-	fprintf(f, "%s: %d users, scale %g, accel %g, compression %s, %.0f s measured after %.0f s warm-up\n\n",
+	fprintf(f,
+		"%s: %d users, scale %g, accel %g, compression %s, %.0f s measured after %.0f s "
+		"warm-up\n\n",
 		sc->title, sum->users, sum->scale, sum->accel, sum->compression ? "on" : "off",
 		sum->measured_s, sum->warmup_s);
 	if (mb_compare_build(&in, &t) == 0) {
@@ -184,10 +187,11 @@ static void print_report(struct mb_session *s, const struct mb_run_summary *sum,
 	fprintf(f, "\n");
 	char val[32];
 	static const enum mb_counter_id beside[] = {
-		MB_C_MACHINE_CPU_PCT, MB_C_LOAD_CPU_PCT, MB_C_SYSTEM_CONTEXT_SWITCHES,
-		MB_C_DELIVERY_RECIPIENTS, MB_C_RPC_PER_S, MB_C_DB_CACHE_HIT_PCT,
-		MB_C_STORE_RSS_MB, MB_C_ACTIONS, MB_C_ACTIONS_FAILED, MB_C_LOOP_LAG_MS,
-		MB_C_STRESS_IOPS, MB_C_STRESS_READ_MS, MB_C_STRESS_LOG_MS};
+	    MB_C_MACHINE_CPU_PCT,     MB_C_LOAD_CPU_PCT, MB_C_SYSTEM_CONTEXT_SWITCHES,
+	    MB_C_DELIVERY_RECIPIENTS, MB_C_RPC_PER_S,	 MB_C_DB_CACHE_HIT_PCT,
+	    MB_C_STORE_RSS_MB,	      MB_C_ACTIONS,	 MB_C_ACTIONS_FAILED,
+	    MB_C_LOOP_LAG_MS,	      MB_C_STRESS_IOPS,	 MB_C_STRESS_READ_MS,
+	    MB_C_STRESS_LOG_MS};
 	for (size_t i = 0; i < sizeof(beside) / sizeof(beside[0]); i++) {
 		enum mb_counter_id id = beside[i];
 		if (mb_counters[id].source == MB_SRC_STRESS && !sum->storage_test)
@@ -202,7 +206,9 @@ static void print_report(struct mb_session *s, const struct mb_run_summary *sum,
 	else
 		fprintf(f, "%-26s n/a\n", "LoadSim score (p95)");
 	if (sum->has[MB_C_LOAD_SATURATED] && sum->avg[MB_C_LOAD_SATURATED] > 0)
-		fprintf(f, "WARNING: the load engine reported itself saturated: results are misleading\n");
+		fprintf(
+		    f,
+		    "WARNING: the load engine reported itself saturated: results are misleading\n");
 	fprintf(f, "\n%-22s %9s %9s %9s %9s %8s %8s %8s\n", "action", "scheduled", "done", "failed",
 		"/user-day", "p50 ms", "p95 ms", "p99 ms");
 	for (int i = 0; i < MB_ACTION_COUNT; i++) {
@@ -244,7 +250,11 @@ static void print_report(struct mb_session *s, const struct mb_run_summary *sum,
 			mb_verdict_str(sum->verdict[i]));
 		nth++;
 	}
-	if (nth == 0)
+	if (sum->storage_test)
+		fprintf(f, "  %-26s read < %.2f ms, log write < %.2f ms: %s\n", "storage test",
+			sum->thresholds.storage_read_ms_max, sum->thresholds.storage_log_ms_max,
+			mb_verdict_str(sum->storage_verdict));
+	else if (nth == 0)
 		fprintf(f, "  none set\n");
 	if (sum->failed)
 		fprintf(f, "\nRUN FAILED: %s\n", sum->failure);
@@ -258,17 +268,16 @@ int mb_cmd_run(int argc, char **argv)
 	const char *json_path = NULL, *csv_path = NULL;
 	bool storage = false, quiet = false;
 	enum { O_JSON = 1000, O_CSV, O_STORAGE, O_THREADS, O_WARMUP, O_NOSAVE };
-	static const struct option extra[] = {
-		{"duration", required_argument, NULL, 'd'},
-		{"warmup", required_argument, NULL, O_WARMUP},
-		{"storage-test", no_argument, NULL, O_STORAGE},
-		{"threads", required_argument, NULL, O_THREADS},
-		{"json", required_argument, NULL, O_JSON},
-		{"csv", required_argument, NULL, O_CSV},
-		{"no-save", no_argument, NULL, O_NOSAVE},
-		{"quiet", no_argument, NULL, 'q'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0}};
+	static const struct option extra[] = {{"duration", required_argument, NULL, 'd'},
+					      {"warmup", required_argument, NULL, O_WARMUP},
+					      {"storage-test", no_argument, NULL, O_STORAGE},
+					      {"threads", required_argument, NULL, O_THREADS},
+					      {"json", required_argument, NULL, O_JSON},
+					      {"csv", required_argument, NULL, O_CSV},
+					      {"no-save", no_argument, NULL, O_NOSAVE},
+					      {"quiet", no_argument, NULL, 'q'},
+					      {"help", no_argument, NULL, 'h'},
+					      {NULL, 0, NULL, 0}};
 	struct option opts[MB_RUNOPTS_MAX + 16];
 	mb_runopts_table(opts, extra);
 	optind = 1;
@@ -285,14 +294,20 @@ int mb_cmd_run(int argc, char **argv)
 		case 'd':
 			p.duration_s = strtod(optarg, &end);
 			if (*end || !(p.duration_s > 0)) {
-				fprintf(stderr, "mailbench run: --duration: expected seconds > 0, got '%s'\n", optarg);
+				fprintf(
+				    stderr,
+				    "mailbench run: --duration: expected seconds > 0, got '%s'\n",
+				    optarg);
 				return MB_EXIT_USAGE;
 			}
 			break;
 		case O_WARMUP:
 			p.warmup_s = strtod(optarg, &end);
 			if (*end || p.warmup_s < 0) {
-				fprintf(stderr, "mailbench run: --warmup: expected seconds >= 0, got '%s'\n", optarg);
+				fprintf(
+				    stderr,
+				    "mailbench run: --warmup: expected seconds >= 0, got '%s'\n",
+				    optarg);
 				return MB_EXIT_USAGE;
 			}
 			break;
@@ -302,7 +317,9 @@ int mb_cmd_run(int argc, char **argv)
 		case O_THREADS:
 			p.stress_threads = (int)strtol(optarg, &end, 10);
 			if (*end || p.stress_threads < 1 || p.stress_threads > 256) {
-				fprintf(stderr, "mailbench run: --threads: expected 1..256, got '%s'\n", optarg);
+				fprintf(stderr,
+					"mailbench run: --threads: expected 1..256, got '%s'\n",
+					optarg);
 				return MB_EXIT_USAGE;
 			}
 			break;
@@ -409,7 +426,7 @@ int mb_cmd_run(int argc, char **argv)
 		if (mb_session_saved_path(r.s)[0] && !quiet)
 			fprintf(stderr, "mailbench run: summary saved in %s\n",
 				mb_session_saved_path(r.s));
-		exit_code = sum->failed ? MB_EXIT_RUNTIME
+		exit_code = sum->failed			      ? MB_EXIT_RUNTIME
 			    : sum->overall == MB_VERDICT_FAIL ? MB_EXIT_THRESHOLDS
 							      : MB_EXIT_OK;
 	}

@@ -20,10 +20,7 @@ void mb_compare_mode_str(enum mb_client_mode mode, bool compression, char *buf, 
 		 compression ? "on" : "off");
 }
 
-static const char *smt_str(int smt)
-{
-	return smt < 0 ? "n/a" : smt ? "on" : "off";
-}
+static const char *smt_str(int smt) { return smt < 0 ? "n/a" : smt ? "on" : "off"; }
 
 int mb_compare_build(const struct mb_compare_input *in, struct mb_table **out)
 {
@@ -83,7 +80,7 @@ int mb_compare_build(const struct mb_compare_input *in, struct mb_table **out)
 			goto fail;
 		for (int c = 0; c < npub; c++) {
 			const struct mb_published_column *pc = &sc->columns[c];
-			const char *v = h == 0   ? pc->platform
+			const char *v = h == 0	 ? pc->platform
 					: h == 1 ? pc->engine
 					: h == 2 ? pc->client
 						 : smt_str(pc->smt);

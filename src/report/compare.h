@@ -20,14 +20,14 @@
 struct mb_compare_input {
 	const struct mb_scenario *sc;
 	const struct mb_thresholds *th;
-	int diff_col;                        /* published column index, -1: none */
-	const double *live;                  /* NULL: no live column */
+	int diff_col;	    /* published column index, -1: none */
+	const double *live; /* NULL: no live column */
 	const bool *live_has;
-	const double *avg;                   /* NULL: no run-average column */
+	const double *avg; /* NULL: no run-average column */
 	const bool *avg_has;
 	const struct mb_run_summary *pinned; /* NULL: none */
 	const char *platform, *engine, *client_mode;
-	int smt;                             /* 1, 0, -1 unknown */
+	int smt; /* 1, 0, -1 unknown */
 };
 
 /* Build the table (rows tagged with their counter id, -1 for header rows). */

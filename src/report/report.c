@@ -81,6 +81,16 @@ void mb_summary_evaluate(struct mb_run_summary *s)
 		else if (s->verdict[i] == MB_VERDICT_PASS && s->overall == MB_VERDICT_NONE)
 			s->overall = MB_VERDICT_PASS;
 	}
+	s->storage_verdict = MB_VERDICT_NONE;
+	if (s->storage_test) {
+		s->storage_verdict = mb_storage_verdict(
+		    &s->thresholds, s->has[MB_C_STRESS_READ_MS], s->avg[MB_C_STRESS_READ_MS],
+		    s->has[MB_C_STRESS_LOG_MS], s->avg[MB_C_STRESS_LOG_MS]);
+		if (s->storage_verdict == MB_VERDICT_FAIL)
+			s->overall = MB_VERDICT_FAIL;
+		else if (s->storage_verdict == MB_VERDICT_PASS && s->overall == MB_VERDICT_NONE)
+			s->overall = MB_VERDICT_PASS;
+	}
 	if (s->failed)
 		s->overall = MB_VERDICT_FAIL;
 }
@@ -113,12 +123,12 @@ json_t *mb_summary_to_json(const struct mb_run_summary *s)
 			    json_pack("{s:s,s:s,s:i,s:s}", "name", s->scenario, "title", s->title,
 				      "number", s->scenario_number, "mode",
 				      s->mode == MB_MODE_CACHED ? "cached" : "online"));
-	json_object_set_new(
-		root, "parameters",
-		json_pack("{s:i,s:f,s:f,s:b,s:f,s:f,s:f,s:b}", "users", s->users, "scale", s->scale,
-			  "accel", s->accel, "compression", s->compression, "duration_s",
-			  s->duration_s, "warmup_s", s->warmup_s, "measured_s", s->measured_s,
-			  "storage_test", s->storage_test));
+	json_object_set_new(root, "parameters",
+			    json_pack("{s:i,s:f,s:f,s:b,s:f,s:f,s:f,s:b}", "users", s->users,
+				      "scale", s->scale, "accel", s->accel, "compression",
+				      s->compression, "duration_s", s->duration_s, "warmup_s",
+				      s->warmup_s, "measured_s", s->measured_s, "storage_test",
+				      s->storage_test));
 	json_object_set_new(root, "header",
 			    json_pack("{s:s,s:s,s:s,s:o}", "platform", s->platform, "engine",
 				      s->engine, "client_mode", s->client_mode, "smt",
@@ -134,22 +144,21 @@ json_t *mb_summary_to_json(const struct mb_run_summary *s)
 	json_t *acts = json_object();
 	for (int i = 0; i < MB_ACTION_COUNT; i++) {
 		const struct mb_action_figures *a = &s->actions[i];
-		json_object_set_new(
-			acts, mb_actions[i].key,
-			json_pack("{s:o,s:o,s:o,s:o,s:o}", "scheduled",
-				  num_or_null(a->has_counts, a->scheduled), "done",
-				  num_or_null(a->has_counts, a->done), "failed",
-				  num_or_null(a->has_counts, a->failed), "per_user_day",
-				  num_or_null(a->has_per_user_day, a->per_user_day), "latency",
-				  latency_json(&a->latency)));
+		json_object_set_new(acts, mb_actions[i].key,
+				    json_pack("{s:o,s:o,s:o,s:o,s:o}", "scheduled",
+					      num_or_null(a->has_counts, a->scheduled), "done",
+					      num_or_null(a->has_counts, a->done), "failed",
+					      num_or_null(a->has_counts, a->failed), "per_user_day",
+					      num_or_null(a->has_per_user_day, a->per_user_day),
+					      "latency", latency_json(&a->latency)));
 	}
 	json_object_set_new(root, "actions", acts);
-	json_object_set_new(root, "per_user_day",
-			    json_pack("{s:o,s:o}", "messages_sent",
-				      num_or_null(s->has_messages_sent, s->messages_sent_per_user_day),
-				      "messages_received",
-				      num_or_null(s->has_messages_received,
-						  s->messages_received_per_user_day)));
+	json_object_set_new(
+	    root, "per_user_day",
+	    json_pack("{s:o,s:o}", "messages_sent",
+		      num_or_null(s->has_messages_sent, s->messages_sent_per_user_day),
+		      "messages_received",
+		      num_or_null(s->has_messages_received, s->messages_received_per_user_day)));
 	json_t *th = json_object();
 	for (int i = 0; i < MB_COUNTER_COUNT; i++) {
 		const struct mb_threshold *t = &s->thresholds.counter[i];
@@ -160,9 +169,10 @@ json_t *mb_summary_to_json(const struct mb_run_summary *s)
 					      t->value, "verdict", mb_verdict_str(s->verdict[i])));
 	}
 	json_object_set_new(root, "thresholds",
-			    json_pack("{s:o,s:{s:f,s:f}}", "counters", th, "storage",
+			    json_pack("{s:o,s:{s:f,s:f,s:s}}", "counters", th, "storage",
 				      "db_read_avg_ms_max", s->thresholds.storage_read_ms_max,
-				      "log_write_avg_ms_max", s->thresholds.storage_log_ms_max));
+				      "log_write_avg_ms_max", s->thresholds.storage_log_ms_max,
+				      "verdict", mb_verdict_str(s->storage_verdict)));
 	json_object_set_new(root, "verdict", json_string(mb_verdict_str(s->overall)));
 	json_object_set_new(root, "failed", json_boolean(s->failed));
 	json_object_set_new(root, "failure", s->failed ? json_string(s->failure) : json_null());
@@ -208,11 +218,11 @@ static int rd_latency(const json_t *o, struct mb_latency *l)
 	return 0;
 }
 
-#define WHY(msg)                                                                                  \
-	do {                                                                                      \
-		if (why)                                                                          \
-			snprintf(why, whylen, "%s", msg);                                         \
-		return MB_EPROTO;                                                                 \
+#define WHY(msg)                                                                                   \
+	do {                                                                                       \
+		if (why)                                                                           \
+			snprintf(why, whylen, "%s", msg);                                          \
+		return MB_EPROTO;                                                                  \
 	} while (0)
 
 int mb_summary_from_json(const json_t *j, struct mb_run_summary *out, char *why, size_t whylen)
@@ -238,7 +248,8 @@ int mb_summary_from_json(const json_t *j, struct mb_run_summary *out, char *why,
 		WHY("parameters: missing");
 	double users = 0;
 	if (rd_num(p, "users", NULL, &users) || rd_num(p, "scale", NULL, &out->scale) ||
-	    rd_num(p, "accel", NULL, &out->accel) || rd_num(p, "duration_s", NULL, &out->duration_s) ||
+	    rd_num(p, "accel", NULL, &out->accel) ||
+	    rd_num(p, "duration_s", NULL, &out->duration_s) ||
 	    rd_num(p, "warmup_s", NULL, &out->warmup_s) ||
 	    rd_num(p, "measured_s", NULL, &out->measured_s))
 		WHY("parameters: a field is not a number");
@@ -276,7 +287,8 @@ int mb_summary_from_json(const json_t *j, struct mb_run_summary *out, char *why,
 			WHY("actions: malformed");
 	}
 	const json_t *pud = json_object_get(j, "per_user_day");
-	if (rd_num(pud, "messages_sent", &out->has_messages_sent, &out->messages_sent_per_user_day) ||
+	if (rd_num(pud, "messages_sent", &out->has_messages_sent,
+		   &out->messages_sent_per_user_day) ||
 	    rd_num(pud, "messages_received", &out->has_messages_received,
 		   &out->messages_received_per_user_day))
 		WHY("per_user_day: malformed");
@@ -415,10 +427,7 @@ void mb_run_list_destroy(struct mb_run_list *l)
 	free(l);
 }
 
-size_t mb_run_list_count(const struct mb_run_list *l)
-{
-	return l->len;
-}
+size_t mb_run_list_count(const struct mb_run_list *l) { return l->len; }
 
 const struct mb_run_summary *mb_run_list_at(const struct mb_run_list *l, size_t i)
 {

@@ -33,15 +33,15 @@ struct mb_latency {
 
 struct mb_action_figures {
 	bool has_counts;
-	double scheduled, done, failed;     /* counts over the whole run */
+	double scheduled, done, failed; /* counts over the whole run */
 	bool has_per_user_day;
-	double per_user_day;                /* done / users / simulated days */
-	struct mb_latency latency;          /* response time, after warm-up */
+	double per_user_day;	   /* done / users / simulated days */
+	struct mb_latency latency; /* response time, after warm-up */
 };
 
 struct mb_run_summary {
-	char id[64];                         /* "20261129-211500-online" */
-	char started[32];                    /* ISO 8601 UTC */
+	char id[64];	  /* "20261129-211500-online" */
+	char started[32]; /* ISO 8601 UTC */
 	char scenario[MB_NAME_MAX];
 	char title[MB_TEXT_MAX];
 	int scenario_number;
@@ -56,27 +56,29 @@ struct mb_run_summary {
 	char platform[MB_TEXT_MAX];
 	char engine[MB_TEXT_MAX];
 	char client_mode[MB_TEXT_MAX];
-	int smt;                             /* 1 on, 0 off, -1 unknown */
+	int smt; /* 1 on, 0 off, -1 unknown */
 	/* the counters table, run averages after warm-up */
 	double avg[MB_COUNTER_COUNT];
 	bool has[MB_COUNTER_COUNT];
 	/* latency */
-	struct mb_latency rpc_latency;      /* load engine RPC round trips */
-	struct mb_latency action_latency;   /* all actions merged */
+	struct mb_latency rpc_latency;	  /* load engine RPC round trips */
+	struct mb_latency action_latency; /* all actions merged */
 	bool has_score;
-	double score_ms;                     /* LoadSim-style score */
+	double score_ms; /* LoadSim-style score */
 	struct mb_action_figures actions[MB_ACTION_COUNT];
 	bool has_messages_sent, has_messages_received;
 	double messages_sent_per_user_day, messages_received_per_user_day;
 	/* thresholds and verdicts */
 	struct mb_thresholds thresholds;
 	enum mb_verdict verdict[MB_COUNTER_COUNT];
+	enum mb_verdict storage_verdict; /* storage test limits (if it ran) */
 	enum mb_verdict overall;
-	bool failed;                         /* a child died or could not start */
+	bool failed; /* a child died or could not start */
 	char failure[1024];
 };
 
-/* Counter verdicts and the overall verdict from avg/has and thresholds. */
+/* Counter verdicts, the storage test's (when it ran) and the overall
+ * verdict from avg/has and thresholds. */
 void mb_summary_evaluate(struct mb_run_summary *s);
 /* Latency figures of a histogram (empty: has false). */
 void mb_latency_from_hist(const struct mb_hist *h, struct mb_latency *out);

@@ -9,14 +9,14 @@
 enum { O_SCALE = 2000, O_ACCEL, O_COMPRESSION, O_DATA, O_LOGDIR, O_SSIZE };
 
 static const struct option shared[] = {
-	{"scenario", required_argument, NULL, 's'},
-	{"users", required_argument, NULL, 'u'},
-	{"scale", required_argument, NULL, O_SCALE},
-	{"accel", required_argument, NULL, O_ACCEL},
-	{"compression", required_argument, NULL, O_COMPRESSION},
-	{"data", required_argument, NULL, O_DATA},
-	{"log-dir", required_argument, NULL, O_LOGDIR},
-	{"storage-size", required_argument, NULL, O_SSIZE},
+    {"scenario", required_argument, NULL, 's'},
+    {"users", required_argument, NULL, 'u'},
+    {"scale", required_argument, NULL, O_SCALE},
+    {"accel", required_argument, NULL, O_ACCEL},
+    {"compression", required_argument, NULL, O_COMPRESSION},
+    {"data", required_argument, NULL, O_DATA},
+    {"log-dir", required_argument, NULL, O_LOGDIR},
+    {"storage-size", required_argument, NULL, O_SSIZE},
 };
 
 void mb_runopts_table(struct option *opts, const struct option *extra)
@@ -95,12 +95,14 @@ int mb_runopts_parse(int c, const char *arg, struct mb_session_params *p)
 
 void mb_runopts_help(FILE *f)
 {
-	fprintf(f, "  -s, --scenario SCENARIO online (scenario 1), cached (scenario 2) or a .cfg path\n"
-		   "  -u, --users N           simulated users (default: the scenario's run_users)\n"
-		   "      --scale F           mailbox contents and cache scale, (0, 1] (1 = published)\n"
-		   "      --accel X           8-hour-day acceleration factor\n"
-		   "      --compression on|off  RPC payload compression\n"
-		   "      --data DIR          data directory (default: mailbench-data)\n"
-		   "      --log-dir DIR       transaction logs elsewhere\n"
-		   "      --storage-size GB   storage test databases size (default: storage.cfg's)\n");
+	fprintf(
+	    f,
+	    "  -s, --scenario SCENARIO online (scenario 1), cached (scenario 2) or a .cfg path\n"
+	    "  -u, --users N           simulated users (default: the scenario's run_users)\n"
+	    "      --scale F           mailbox contents and cache scale, (0, 1] (1 = published)\n"
+	    "      --accel X           8-hour-day acceleration factor\n"
+	    "      --compression on|off  RPC payload compression\n"
+	    "      --data DIR          data directory (default: mailbench-data)\n"
+	    "      --log-dir DIR       transaction logs elsewhere\n"
+	    "      --storage-size GB   storage test databases size (default: storage.cfg's)\n");
 }

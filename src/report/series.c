@@ -35,10 +35,7 @@ void mb_series_destroy(struct mb_series *s)
 	free(s);
 }
 
-void mb_series_reset(struct mb_series *s)
-{
-	s->len = 0;
-}
+void mb_series_reset(struct mb_series *s) { s->len = 0; }
 
 int mb_series_push(struct mb_series *s, double t, const double *value, const bool *has)
 {
@@ -59,10 +56,7 @@ int mb_series_push(struct mb_series *s, double t, const double *value, const boo
 	return 0;
 }
 
-size_t mb_series_len(const struct mb_series *s)
-{
-	return s->len;
-}
+size_t mb_series_len(const struct mb_series *s) { return s->len; }
 
 double mb_series_time(const struct mb_series *s, size_t i)
 {
@@ -231,10 +225,7 @@ int mb_histset_merge_json(struct mb_histset *hs, json_t *obj)
 	return 0;
 }
 
-size_t mb_histset_count(const struct mb_histset *hs)
-{
-	return hs->len;
-}
+size_t mb_histset_count(const struct mb_histset *hs) { return hs->len; }
 
 const char *mb_histset_name(const struct mb_histset *hs, size_t i)
 {
@@ -254,7 +245,4 @@ void mb_histset_merge_prefix(const struct mb_histset *hs, const char *prefix, st
 			mb_hist_merge(dst, hs->e[i].h);
 }
 
-unsigned long mb_histset_bad(const struct mb_histset *hs)
-{
-	return hs->bad;
-}
+unsigned long mb_histset_bad(const struct mb_histset *hs) { return hs->bad; }

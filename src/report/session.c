@@ -7,8 +7,8 @@
 
 #include <ctype.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,17 +63,18 @@ struct mb_session {
 
 	/* measurements */
 	struct mb_series *series;
-	struct mb_histset *hists;      /* whole run */
-	struct mb_histset *hists_warm; /* after warm-up */
+	struct mb_histset *hists;	 /* whole run */
+	struct mb_histset *hists_warm;	 /* after warm-up */
 	struct mb_histset *stress_hists; /* storage test, whole test */
-	struct latest lat[4];          /* by enum mb_counter_source */
+	struct latest lat[4];		 /* by enum mb_counter_source */
 	/* the load engine's window counts ("x"), summed over the run */
 	bool has_x;
 	double act_sched[MB_ACTION_COUNT], act_done[MB_ACTION_COUNT], act_failed[MB_ACTION_COUNT];
 	bool has_msgs_sent, has_deliveries;
 	double msgs_sent, deliveries;
-	double t0;                     /* load (or series) start, monotonic */
-	double load_t0, load_t1;       /* load started / stopped */
+	double t0;		 /* load (or series) start, monotonic */
+	double load_t0, load_t1; /* load started / stopped */
+	double stress_t0;	 /* storage test started */
 	bool series_on;
 	struct mb_host_sample host_prev;
 	bool host_prev_ok;
@@ -90,7 +91,8 @@ static void emit_change(struct mb_session *s)
 		s->ev.on_change(s->arg, s);
 }
 
-static void emit_msg(struct mb_session *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void emit_msg(struct mb_session *s, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 static void emit_msg(struct mb_session *s, const char *fmt, ...)
 {
 	va_list ap;
@@ -239,10 +241,7 @@ static int spawn(struct mb_session *s, enum child_role role, const char *name,
 	return 0;
 }
 
-static void fmt_num(char *buf, size_t len, double v)
-{
-	snprintf(buf, len, "%.10g", v);
-}
+static void fmt_num(char *buf, size_t len, double v) { snprintf(buf, len, "%.10g", v); }
 
 static void finish_load(struct mb_session *s);
 static void on_duration(uv_timer_t *t);
@@ -426,8 +425,13 @@ static void on_exit_cb(void *arg, struct mb_child *c)
 	enum child_role role = role_of(c);
 	bool clean = mb_child_exit_status(c) == 0 && mb_child_term_signal(c) == 0;
 	bool asked = mb_child_stop_requested(c);
-	/* init ends by itself; so may the load (its own duration) */
-	if (!asked && !((role == ROLE_INIT || role == ROLE_LOAD) && clean))
+	/* init ends by itself; so may the load (its own duration), and the
+	 * storage test (exit 1: its thresholds failed, a verdict, not a crash) */
+	bool normal_end = clean && (role == ROLE_INIT || role == ROLE_LOAD);
+	if (role == ROLE_STRESS && mb_child_term_signal(c) == 0 &&
+	    (mb_child_exit_status(c) == 0 || mb_child_exit_status(c) == 1))
+		normal_end = true;
+	if (!asked && !normal_end)
 		child_failed(s, c);
 	switch (role) {
 	case ROLE_INIT:
@@ -460,8 +464,6 @@ static void on_exit_cb(void *arg, struct mb_child *c)
 		break;
 	case ROLE_STRESS:
 		s->stress = NULL;
-		if (!asked)
-			s->failed = true;
 		if (!mb_session_load_active(s))
 			s->series_on = false;
 		break;
@@ -624,16 +626,13 @@ int mb_session_configure(struct mb_session *s, const struct mb_session_params *p
 	if (rc == MB_ENOTFOUND)
 		rc = 0;
 	if (!s->stress)
-		s->stress_threads = p->stress_threads > 0 ? p->stress_threads
+		s->stress_threads = p->stress_threads > 0		   ? p->stress_threads
 				    : s->have_st && s->st.thread_count > 0 ? s->st.threads[0]
 									   : 4;
 	return rc;
 }
 
-const struct mb_session_params *mb_session_params(const struct mb_session *s)
-{
-	return &s->p;
-}
+const struct mb_session_params *mb_session_params(const struct mb_session *s) { return &s->p; }
 
 const struct mb_scenario *mb_session_scenario(const struct mb_session *s)
 {
@@ -670,10 +669,7 @@ double mb_session_warmup(const struct mb_session *s)
 	return s->p.warmup_s >= 0 ? s->p.warmup_s : s->sc.warmup_s;
 }
 
-struct mb_thresholds *mb_session_thresholds(struct mb_session *s)
-{
-	return &s->th;
-}
+struct mb_thresholds *mb_session_thresholds(struct mb_session *s) { return &s->th; }
 
 int mb_session_save_thresholds(struct mb_session *s)
 {
@@ -795,10 +791,13 @@ int mb_session_start_stress(struct mb_session *s, int threads)
 		return mb_from_errno(errno);
 	char th[16], dur[32], json[MB_PATH_MAX + 32], size[32];
 	snprintf(th, sizeof(th), "%d", s->stress_threads);
-	double d = s->p.stress_duration_s > 0 ? s->p.stress_duration_s : 86400.0;
-	fmt_num(dur, sizeof(dur), d);
+	/* 0: until stopped */
+	fmt_num(dur, sizeof(dur), s->p.stress_duration_s > 0 ? s->p.stress_duration_s : 0);
+	char rmax[32], lmax[32];
+	fmt_num(rmax, sizeof(rmax), s->th.storage_read_ms_max);
+	fmt_num(lmax, sizeof(lmax), s->th.storage_log_ms_max);
 	snprintf(json, sizeof(json), "%s/stress-last.json", s->p.data_dir);
-	const char *args[20];
+	const char *args[28];
 	int n = 0;
 	args[n++] = "storage-test";
 	args[n++] = "--data";
@@ -816,6 +815,10 @@ int mb_session_start_stress(struct mb_session *s, int threads)
 	}
 	args[n++] = "--duration";
 	args[n++] = dur;
+	args[n++] = "--read-ms-max";
+	args[n++] = rmax;
+	args[n++] = "--log-ms-max";
+	args[n++] = lmax;
 	args[n++] = "--json";
 	args[n++] = json;
 	args[n++] = "--stats-fd";
@@ -829,6 +832,7 @@ int mb_session_start_stress(struct mb_session *s, int threads)
 		s->t0 = mb_now_s();
 		s->series_on = true;
 	}
+	s->stress_t0 = mb_now_s();
 	int rc = spawn(s, ROLE_STRESS, "storage-test", args, &s->stress);
 	if (rc) {
 		if (!mb_session_load_active(s))
@@ -856,14 +860,11 @@ void mb_session_stop_all(struct mb_session *s)
 	mb_sup_stop_all(s->sup, MB_SUP_GRACE_MS);
 }
 
-enum mb_session_state mb_session_state(const struct mb_session *s)
-{
-	return s->state;
-}
+enum mb_session_state mb_session_state(const struct mb_session *s) { return s->state; }
 
 const char *mb_session_state_str(enum mb_session_state st)
 {
-	static const char *const n[] = {"idle",	   "initialising", "starting", "running",
+	static const char *const n[] = {"idle",	    "initialising", "starting", "running",
 					"stopping", "done",	    "failed"};
 	return (unsigned)st < 7 ? n[st] : "?";
 }
@@ -873,15 +874,9 @@ bool mb_session_load_active(const struct mb_session *s)
 	return s->state >= MB_SS_INIT && s->state <= MB_SS_STOPPING;
 }
 
-bool mb_session_stress_active(const struct mb_session *s)
-{
-	return s->stress != NULL;
-}
+bool mb_session_stress_active(const struct mb_session *s) { return s->stress != NULL; }
 
-int mb_session_stress_threads(const struct mb_session *s)
-{
-	return s->stress_threads;
-}
+int mb_session_stress_threads(const struct mb_session *s) { return s->stress_threads; }
 
 void mb_session_set_stress_threads(struct mb_session *s, int threads)
 {
@@ -889,10 +884,7 @@ void mb_session_set_stress_threads(struct mb_session *s, int threads)
 		s->stress_threads = threads;
 }
 
-int mb_session_children(const struct mb_session *s)
-{
-	return s->sup ? mb_sup_live(s->sup) : 0;
-}
+int mb_session_children(const struct mb_session *s) { return s->sup ? mb_sup_live(s->sup) : 0; }
 
 bool mb_session_init_progress(const struct mb_session *s, double *pct, double *eta_s)
 {
@@ -911,45 +903,38 @@ double mb_session_elapsed(const struct mb_session *s)
 	return (s->load_t1 > 0 ? s->load_t1 : mb_now_s()) - s->load_t0;
 }
 
-const char *mb_session_message(const struct mb_session *s)
-{
-	return s->message;
-}
+const char *mb_session_message(const struct mb_session *s) { return s->message; }
 
 const char *mb_session_failure_detail(const struct mb_session *s)
 {
 	return s->failed ? s->fail_tail : "";
 }
 
-bool mb_session_failed(const struct mb_session *s)
-{
-	return s->failed;
-}
+bool mb_session_failed(const struct mb_session *s) { return s->failed; }
 
-const struct mb_series *mb_session_series(const struct mb_session *s)
-{
-	return s->series;
-}
+const struct mb_series *mb_session_series(const struct mb_session *s) { return s->series; }
 
-const struct mb_histset *mb_session_hists(const struct mb_session *s)
-{
-	return s->hists;
-}
+const struct mb_histset *mb_session_hists(const struct mb_session *s) { return s->hists; }
 
 void mb_session_live(const struct mb_session *s, double *v, bool *has)
 {
 	/* nothing running: nothing live (the run average stays) */
 	for (int i = 0; i < MB_COUNTER_COUNT; i++)
-		has[i] = s->series_on && mb_series_window(s->series, (enum mb_counter_id)i, MB_LIVE_WINDOW_S,
-					  &v[i]) == 0;
+		has[i] = s->series_on && mb_series_window(s->series, (enum mb_counter_id)i,
+							  MB_LIVE_WINDOW_S, &v[i]) == 0;
 }
 
 void mb_session_average(const struct mb_session *s, double *v, bool *has)
 {
-	/* the series starts with the load: warm-up counts from there */
+	/* the series may start before the load (initialisation, or a storage
+	 * test already running): each warm-up counts from its own start */
 	double w = mb_session_warmup(s) + (s->load_t0 > 0 ? s->load_t0 - s->t0 : 0);
-	for (int i = 0; i < MB_COUNTER_COUNT; i++)
-		has[i] = mb_series_average(s->series, (enum mb_counter_id)i, w, &v[i]) == 0;
+	double sw =
+	    (s->have_st ? s->st.warmup_s : 0) + (s->stress_t0 > s->t0 ? s->stress_t0 - s->t0 : 0);
+	for (int i = 0; i < MB_COUNTER_COUNT; i++) {
+		double wi = mb_counters[i].source == MB_SRC_STRESS ? sw : w;
+		has[i] = mb_series_average(s->series, (enum mb_counter_id)i, wi, &v[i]) == 0;
+	}
 }
 
 static void build_summary(const struct mb_session *s, struct mb_run_summary *o)
@@ -1048,10 +1033,7 @@ int mb_session_summary(const struct mb_session *s, struct mb_run_summary *out)
 	return 0;
 }
 
-const char *mb_session_saved_path(const struct mb_session *s)
-{
-	return s->saved_path;
-}
+const char *mb_session_saved_path(const struct mb_session *s) { return s->saved_path; }
 
 void mb_session_stress_latency(const struct mb_session *s, struct mb_latency *read,
 			       struct mb_latency *logw)
@@ -1060,12 +1042,6 @@ void mb_session_stress_latency(const struct mb_session *s, struct mb_latency *re
 	mb_latency_from_hist(mb_histset_find(s->stress_hists, MB_HIST_STRESS_LOG), logw);
 }
 
-const char *mb_session_platform(const struct mb_session *s)
-{
-	return s->platform;
-}
+const char *mb_session_platform(const struct mb_session *s) { return s->platform; }
 
-int mb_session_smt(const struct mb_session *s)
-{
-	return s->smt;
-}
+int mb_session_smt(const struct mb_session *s) { return s->smt; }

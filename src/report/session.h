@@ -30,29 +30,29 @@
 #define MB_LIVE_WINDOW_S 10.0
 
 struct mb_session_params {
-	char scenario[MB_PATH_MAX];  /* "online", "cached" or a .cfg path */
-	int users;                   /* 0: the scenario's */
-	double scale;                /* 0: the scenario's */
-	double accel;                /* 0: the scenario's */
-	int compression;             /* -1: the scenario's, 0 off, 1 on */
-	double duration_s;           /* 0: until stopped */
-	double warmup_s;             /* < 0: the scenario's */
+	char scenario[MB_PATH_MAX]; /* "online", "cached" or a .cfg path */
+	int users;		    /* 0: the scenario's */
+	double scale;		    /* 0: the scenario's */
+	double accel;		    /* 0: the scenario's */
+	int compression;	    /* -1: the scenario's, 0 off, 1 on */
+	double duration_s;	    /* 0: until stopped */
+	double warmup_s;	    /* < 0: the scenario's */
 	char data_dir[MB_PATH_MAX];
-	char log_dir[MB_PATH_MAX];   /* "": logs inside the data directory */
-	int stress_threads;          /* 0: the storage settings' first count */
-	double stress_duration_s;    /* 0: until stopped */
-	double stress_size_gb;       /* 0: the storage settings' database size */
-	bool save_runs;              /* save summaries in DATA/runs/ */
+	char log_dir[MB_PATH_MAX]; /* "": logs inside the data directory */
+	int stress_threads;	   /* 0: the storage settings' first count */
+	double stress_duration_s;  /* 0: until stopped */
+	double stress_size_gb;	   /* 0: the storage settings' database size */
+	bool save_runs;		   /* save summaries in DATA/runs/ */
 };
 
 enum mb_session_state {
 	MB_SS_IDLE = 0,
-	MB_SS_INIT,       /* initialising the data directory */
-	MB_SS_STARTING,   /* store started, waiting for it to listen */
-	MB_SS_RUNNING,    /* load running */
+	MB_SS_INIT,	/* initialising the data directory */
+	MB_SS_STARTING, /* store started, waiting for it to listen */
+	MB_SS_RUNNING,	/* load running */
 	MB_SS_STOPPING,
-	MB_SS_DONE,       /* stopped cleanly; summary final */
-	MB_SS_FAILED,     /* a child failed; summary final, marked failed */
+	MB_SS_DONE,   /* stopped cleanly; summary final */
+	MB_SS_FAILED, /* a child failed; summary final, marked failed */
 };
 
 struct mb_session;
@@ -100,7 +100,7 @@ void mb_session_stop_all(struct mb_session *s);
 
 enum mb_session_state mb_session_state(const struct mb_session *s);
 const char *mb_session_state_str(enum mb_session_state st);
-bool mb_session_load_active(const struct mb_session *s);   /* INIT..STOPPING */
+bool mb_session_load_active(const struct mb_session *s); /* INIT..STOPPING */
 bool mb_session_stress_active(const struct mb_session *s);
 int mb_session_stress_threads(const struct mb_session *s);
 /* Thread count of the next storage test start (1..256). */
@@ -136,9 +136,9 @@ const char *mb_session_platform(const struct mb_session *s);
 int mb_session_smt(const struct mb_session *s);
 
 /* Histogram name conventions of the stats stream. */
-#define MB_HIST_RPC "rpc"           /* load engine: RPC round trip */
+#define MB_HIST_RPC "rpc"		/* load engine: RPC round trip */
 #define MB_HIST_ACTION_PREFIX "action." /* load engine: action response, + action key */
-#define MB_HIST_STRESS_READ "db_read"   /* storage test */
+#define MB_HIST_STRESS_READ "db_read"	/* storage test */
 #define MB_HIST_STRESS_LOG "log_write"
 
 #endif

@@ -6,11 +6,11 @@
 #include "report/supervisor.h"
 
 #include <errno.h>
-#include <sys/wait.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "core/error.h"
@@ -117,10 +117,7 @@ int mb_sup_set_program(struct mb_sup *s, const char *path)
 	return 0;
 }
 
-void mb_sup_set_pdeathsig(struct mb_sup *s, bool on)
-{
-	s->pdeathsig = on;
-}
+void mb_sup_set_pdeathsig(struct mb_sup *s, bool on) { s->pdeathsig = on; }
 
 static void child_free_if_done(struct mb_child *c)
 {
@@ -225,7 +222,8 @@ static void maybe_report_exit(struct mb_child *c)
 {
 	if (c->reported || !c->exited)
 		return;
-	if (!(c->out_eof && c->err_eof && c->stats_eof) && uv_is_active((uv_handle_t *)&c->drain_timer))
+	if (!(c->out_eof && c->err_eof && c->stats_eof) &&
+	    uv_is_active((uv_handle_t *)&c->drain_timer))
 		return;
 	c->reported = true;
 	uv_timer_stop(&c->drain_timer);
@@ -256,7 +254,8 @@ static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
 	buf->len = buf->base ? 65536 : 0;
 }
 
-static void on_read_common(uv_stream_t *st, ssize_t n, const uv_buf_t *buf, enum mb_child_stream which)
+static void on_read_common(uv_stream_t *st, ssize_t n, const uv_buf_t *buf,
+			   enum mb_child_stream which)
 {
 	struct mb_child *c = st->data;
 	if (n > 0)
@@ -450,10 +449,7 @@ void mb_sup_stop_all(struct mb_sup *s, unsigned grace_ms)
 			mb_child_stop(c, grace_ms);
 }
 
-int mb_sup_live(const struct mb_sup *s)
-{
-	return s->live;
-}
+int mb_sup_live(const struct mb_sup *s) { return s->live; }
 
 void mb_child_release(struct mb_child *c)
 {
@@ -507,45 +503,21 @@ void mb_sup_destroy(struct mb_sup *s)
 	free(s);
 }
 
-const char *mb_child_name(const struct mb_child *c)
-{
-	return c->name;
-}
+const char *mb_child_name(const struct mb_child *c) { return c->name; }
 
-pid_t mb_child_pid(const struct mb_child *c)
-{
-	return c->pid;
-}
+pid_t mb_child_pid(const struct mb_child *c) { return c->pid; }
 
-bool mb_child_exited(const struct mb_child *c)
-{
-	return c->exited;
-}
+bool mb_child_exited(const struct mb_child *c) { return c->exited; }
 
-bool mb_child_stop_requested(const struct mb_child *c)
-{
-	return c->stop_requested;
-}
+bool mb_child_stop_requested(const struct mb_child *c) { return c->stop_requested; }
 
-int64_t mb_child_exit_status(const struct mb_child *c)
-{
-	return c->exit_status;
-}
+int64_t mb_child_exit_status(const struct mb_child *c) { return c->exit_status; }
 
-int mb_child_term_signal(const struct mb_child *c)
-{
-	return c->term_signal;
-}
+int mb_child_term_signal(const struct mb_child *c) { return c->term_signal; }
 
-int mb_child_port(const struct mb_child *c)
-{
-	return c->port;
-}
+int mb_child_port(const struct mb_child *c) { return c->port; }
 
-uint64_t mb_child_stats_lines(const struct mb_child *c)
-{
-	return c->stats_lines;
-}
+uint64_t mb_child_stats_lines(const struct mb_child *c) { return c->stats_lines; }
 
 uint64_t mb_child_bad_lines(const struct mb_child *c)
 {
@@ -589,12 +561,6 @@ void mb_child_describe_exit(const struct mb_child *c, char *buf, size_t len)
 			 (long long)c->exit_status, *last ? ": " : "", last);
 }
 
-void mb_child_set_data(struct mb_child *c, void *data)
-{
-	c->data = data;
-}
+void mb_child_set_data(struct mb_child *c, void *data) { c->data = data; }
 
-void *mb_child_data(const struct mb_child *c)
-{
-	return c->data;
-}
+void *mb_child_data(const struct mb_child *c) { return c->data; }

@@ -54,10 +54,7 @@ void mb_table_destroy(struct mb_table *t)
 	free(t);
 }
 
-int mb_table_cols(const struct mb_table *t)
-{
-	return t->ncols;
-}
+int mb_table_cols(const struct mb_table *t) { return t->ncols; }
 
 int mb_table_set_heading(struct mb_table *t, int col, const char *shortname, const char *longname)
 {
@@ -105,10 +102,7 @@ int mb_table_add_row(struct mb_table *t, const char *label, enum mb_row_style st
 	return 0;
 }
 
-int mb_table_rows(const struct mb_table *t)
-{
-	return t->nrows;
-}
+int mb_table_rows(const struct mb_table *t) { return t->nrows; }
 
 enum mb_row_style mb_table_row_style(const struct mb_table *t, int row)
 {

@@ -26,9 +26,9 @@ struct mb_table;
 
 struct mb_table_layout {
 	int label_w;
-	int ncols;                      /* columns shown */
-	int col[MB_TABLE_MAX_COLS];     /* their indices, in table order */
-	int w[MB_TABLE_MAX_COLS];       /* their widths */
+	int ncols;		    /* columns shown */
+	int col[MB_TABLE_MAX_COLS]; /* their indices, in table order */
+	int w[MB_TABLE_MAX_COLS];   /* their widths */
 	int total_w;
 };
 

@@ -23,10 +23,7 @@ void mb_thresholds_init(struct mb_thresholds *t, const struct mb_scenario *sc,
 
 static const char *const cmp_names[] = {"", "<", "<=", ">", ">="};
 
-const char *mb_cmp_str(enum mb_cmp c)
-{
-	return (unsigned)c < 5 ? cmp_names[c] : "";
-}
+const char *mb_cmp_str(enum mb_cmp c) { return (unsigned)c < 5 ? cmp_names[c] : ""; }
 
 int mb_cmp_parse(const char *s, enum mb_cmp *out)
 {
@@ -72,8 +69,7 @@ const char *mb_verdict_str(enum mb_verdict v)
 	return v == MB_VERDICT_PASS ? "pass" : v == MB_VERDICT_FAIL ? "fail" : "n/a";
 }
 
-void mb_threshold_text(const struct mb_threshold *th, enum mb_counter_id id, char *buf,
-			 size_t len)
+void mb_threshold_text(const struct mb_threshold *th, enum mb_counter_id id, char *buf, size_t len)
 {
 	if (th->cmp == MB_CMP_NONE) {
 		snprintf(buf, len, "%s", "");
@@ -172,7 +168,8 @@ int mb_thresholds_load(struct mb_thresholds *t, const char *path, struct mb_cfg_
 		double v = 0;
 		config_setting_t *vs = config_setting_get_member(e, "value");
 		if (c != MB_CMP_NONE && (!vs || get_number(vs, &v))) {
-			set_err(err, path, config_setting_source_line(e), field, "needs a numeric value");
+			set_err(err, path, config_setting_source_line(e), field,
+				"needs a numeric value");
 			rc = MB_ECONFIG;
 			goto out;
 		}
@@ -220,8 +217,10 @@ int mb_thresholds_save(const struct mb_thresholds *t, const char *path)
 			fprintf(f, "  %s = { cmp = \"%s\"; value = %.17g; };\n", mb_counters[i].key,
 				mb_cmp_str(th->cmp), th->value);
 	}
-	fprintf(f, "};\nstorage = {\n  db_read_avg_ms_max = %.17g;\n  log_write_avg_ms_max = %.17g;\n};\n",
-		t->storage_read_ms_max, t->storage_log_ms_max);
+	fprintf(
+	    f,
+	    "};\nstorage = {\n  db_read_avg_ms_max = %.17g;\n  log_write_avg_ms_max = %.17g;\n};\n",
+	    t->storage_read_ms_max, t->storage_log_ms_max);
 	int bad = ferror(f);
 	if (fflush(f) || fsync(fileno(f)))
 		bad = 1;

@@ -22,8 +22,8 @@
 
 struct mb_thresholds {
 	struct mb_threshold counter[MB_COUNTER_COUNT];
-	double storage_read_ms_max;   /* storage test: database read avg limit */
-	double storage_log_ms_max;    /* storage test: log write avg limit */
+	double storage_read_ms_max; /* storage test: database read avg limit */
+	double storage_log_ms_max;  /* storage test: log write avg limit */
 };
 
 enum mb_verdict { MB_VERDICT_NONE = 0, MB_VERDICT_PASS, MB_VERDICT_FAIL };
@@ -43,8 +43,7 @@ enum mb_verdict mb_threshold_eval(const struct mb_threshold *th, bool has, doubl
 const char *mb_cmp_str(enum mb_cmp c);
 int mb_cmp_parse(const char *s, enum mb_cmp *out);
 /* "<= 80" (with the counter's decimals) or "" into buf. */
-void mb_threshold_text(const struct mb_threshold *th, enum mb_counter_id id, char *buf,
-			 size_t len);
+void mb_threshold_text(const struct mb_threshold *th, enum mb_counter_id id, char *buf, size_t len);
 const char *mb_verdict_str(enum mb_verdict v);
 
 /* Storage test verdict from the measured averages (has false: none). */

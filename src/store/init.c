@@ -28,6 +28,7 @@
 #include "store/store.h"
 
 #include <errno.h>
+#include <ftw.h>
 #include <getopt.h>
 #include <jansson.h>
 #include <math.h>
@@ -485,12 +486,20 @@ static void usage(FILE *f)
 		"exit codes: 0 done, 2 usage or input error, 3 runtime failure or interrupted\n");
 }
 
+static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb;
+	(void)flag;
+	(void)ftw;
+	return remove(path) == 0 || errno == ENOENT ? 0 : -1;
+}
+
+/* Remove a storage group directory we created (DATA/sgN or LOGDIR/sgN). */
 static int rm_tree(const char *path)
 {
-	char cmd[8400];
-	/* only ever called on DATA/sgN, paths we built ourselves */
-	snprintf(cmd, sizeof(cmd), "rm -rf -- '%s'", path);
-	return system(cmd) == 0 ? 0 : MB_EIO;
+	if (access(path, F_OK) != 0)
+		return 0;
+	return nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS) == 0 ? 0 : MB_EIO;
 }
 
 int mb_cmd_init(int argc, char **argv)
@@ -582,11 +591,18 @@ int mb_cmd_init(int argc, char **argv)
 	}
 	if (restart) {
 		for (int g = 1; g <= sc->storage_groups; g++) {
+			int r1, r2 = 0;
 			snprintf(path, sizeof(path), "%s/sg%d", data, g);
-			rm_tree(path);
+			r1 = rm_tree(path);
 			if (log_dir) {
 				snprintf(path, sizeof(path), "%s/sg%d", log_dir, g);
-				rm_tree(path);
+				r2 = rm_tree(path);
+			}
+			if (r1 || r2) {
+				fprintf(stderr, "mailbench init: --restart: cannot remove %s: %s\n", path,
+					strerror(errno));
+				free(sc);
+				return MB_EXIT_RUNTIME;
 			}
 		}
 		unlink(topo_path);

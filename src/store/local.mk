@@ -39,3 +39,9 @@ noinst_PROGRAMS += bench/mb-storebench
 bench_mb_storebench_SOURCES = bench/mb-storebench.c
 bench_mb_storebench_LDADD = $(MB_LIBS) $(MB_EXT_LIBS)
 EXTRA_DIST += bench/store-ops.sh
+
+check_PROGRAMS += tests/unit/test_server
+TESTS += tests/unit/test_server
+tests_unit_test_server_SOURCES = tests/unit/test_server.c tests/unit/storetest.h
+tests_unit_test_server_CFLAGS = $(MBTEST_CFLAGS)
+tests_unit_test_server_LDADD = $(MBTEST_LIBS)

@@ -37,6 +37,7 @@
 #define MAX_OUT_BYTES (1u << 20)     /* queued replies before we stop reading */
 #define SLOW_CLIENT_S 60
 #define SWEEP_MS 5000
+#define MAX_INFLIGHT_BYTES (512u << 20) /* request payloads in flight, all connections */
 
 struct conn {
 	uv_tcp_t tcp;
@@ -50,6 +51,7 @@ struct conn {
 	bool closing;
 	bool reading;
 	bool close_after_write;
+	bool lz4;                       /* compression granted (loop's copy) */
 	size_t out_bytes;
 	uint64_t last_active_ms;
 	uint64_t stuck_since_ms;        /* out_bytes > 0 since */
@@ -88,6 +90,7 @@ struct loop_state {
 	uint64_t op_errors[MB_OP_COUNT];
 	uint64_t frame_errors, conns_refused;
 	int inflight;
+	size_t inflight_bytes;
 	double inflight_area;           /* sum of inflight x seconds */
 	double inflight_t;              /* time of the last change */
 	struct mb_hist *op_hist[MB_OP_COUNT];
@@ -379,6 +382,10 @@ static void dispatch(struct conn *c, const struct mb_frame_hdr *hdr, const uint8
 		send_error(c, hdr->seq, MB_EBUSY, "the store is shutting down");
 		return;
 	}
+	if (ls->inflight_bytes + len > MAX_INFLIGHT_BYTES) {
+		send_error(c, hdr->seq, MB_EBUSY, "the store is overloaded: try again");
+		return;
+	}
 	struct req *r = calloc(1, sizeof(*r));
 	if (!r || mb_arena_create(MB_REQ_ARENA, &r->arena) || !(r->payload = malloc(len ? len : 1))) {
 		if (r) {
@@ -413,6 +420,7 @@ static void dispatch(struct conn *c, const struct mb_frame_hdr *hdr, const uint8
 	}
 	atomic_store(&r->pending, 1);
 	c->busy = true;
+	ls->inflight_bytes += r->payload_len;
 	inflight_change(ls, 1);
 	int db = c->sess.logged_on ? c->sess.db : (int)(c->id % (uint32_t)st->ndb) + 1;
 	r->cur_db = db;
@@ -540,8 +548,7 @@ static void send_notifications(struct loop_state *ls, struct req *r)
 			if (c->out_bytes > MAX_OUT_BYTES)
 				continue; /* a client that does not read loses events */
 			struct mb_notify n = {1, &r->events[i].ev};
-			struct mb_codec_opts o = {(c->sess.flags & MB_LOGON_F_LZ4) != 0,
-						  c->st->o.compress_min, 0};
+			struct mb_codec_opts o = {c->lz4, c->st->o.compress_min, 0};
 			mb_buf_reset(ls->enc);
 			if (mb_notify_encode(ls->enc, ls->tmp, &n, &o, NULL) == 0)
 				conn_send(c, mb_buf_data(ls->enc), mb_buf_len(ls->enc));
@@ -557,6 +564,7 @@ static void finish_req(struct req *r)
 	int cerr = atomic_load(&r->commit_err);
 
 	inflight_change(ls, -1);
+	ls->inflight_bytes -= r->payload_len;
 	ls->rpcs++;
 	ls->ops += r->rq.nops;
 	for (uint16_t i = 0; i < r->rq.nops; i++) {
@@ -595,6 +603,7 @@ static void finish_req(struct req *r)
 		else
 			conn_send(c, mb_buf_data(ls->enc), mb_buf_len(ls->enc));
 	}
+	c->lz4 = c->sess.logged_on && (c->sess.flags & MB_LOGON_F_LZ4);
 	/* notification registration follows the session */
 	if (c->sess.logged_on && (c->sess.flags & MB_LOGON_F_NOTIFY))
 		notify_register(ls, c, c->sess.mailbox);

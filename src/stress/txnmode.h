@@ -51,6 +51,10 @@ int mb_txnmode_open(const struct mb_txnmode_cfg *cfg, struct mb_txnmode **out, c
 /* Waits for pending commits, closes the databases and the group. */
 int mb_txnmode_close(struct mb_txnmode *m);
 bool mb_txnmode_reused(const struct mb_txnmode *m);
+/* The first failed transfer the engine issued (file, offset or UINT64_MAX
+ * for a sync, MB_E* code, "read failed"/...); false when none. */
+bool mb_txnmode_io_error(struct mb_txnmode *m, char *file, size_t flen, uint64_t *off, int *code,
+			 char *what, size_t wlen);
 /* The worker for mb_stress_run_phase; make the accountant read the
  * engine's counters (call once, before the first phase). */
 int mb_txnmode_attach(struct mb_txnmode *m, struct mb_stress_acct *acct);

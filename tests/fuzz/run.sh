@@ -8,7 +8,7 @@ set -eu
 secs=${1:-60}
 here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/../.." && pwd)
-out=${2:-$(mktemp -d "${TMPDIR:-/tmp}/mb-fuzz.XXXXXX")}
+if [ -n "${2:-}" ]; then out=$2; keep=1; else out=$(mktemp -d "${TMPDIR:-/tmp}/mb-fuzz.XXXXXX"); keep=0; fi
 command -v clang >/dev/null 2>&1 || { echo "run.sh: clang not found: skipped"; exit 77; }
 mkdir -p "$out/corpus"
 cp "$here"/corpus/* "$out/corpus/" 2>/dev/null || true
@@ -19,13 +19,15 @@ if ! clang -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined \
 	"$src/src/core/error.c" -llz4 -o "$out/fuzz_frame" 2>"$out/build.log"; then
 	cat "$out/build.log"
 	echo "run.sh: could not build with -fsanitize=fuzzer: skipped"
+	[ "$keep" = 1 ] || rm -rf "$out"
 	exit 77
 fi
 cd "$out"
 if ./fuzz_frame -max_total_time="$secs" -max_len=65536 -rss_limit_mb=1024 \
 	-print_final_stats=1 corpus >fuzz.log 2>&1; then
 	tail -n 12 fuzz.log
-	echo "run.sh: no crash in ${secs}s (work dir $out)"
+	echo "run.sh: no crash in ${secs}s"
+	cd / && [ "$keep" = 1 ] || rm -rf "$out"
 	exit 0
 fi
 tail -n 40 fuzz.log

@@ -42,6 +42,7 @@ for a in "send mail" "process inbox" "browse mail" "check free/busy" "request me
 	[ "$3" -eq 0 ] || fail "online '$a': $3 failed"
 done
 grep -q "messages per user-day: sent" "$T/online.out" || fail "no sent/received figures"
+grep -q " 0 ops failed)" "$T/online.out" || fail "online: operations failed"
 grep -q "^+ " "$T/ack.log" || fail "ack log has no creates"
 grep -q "^- " "$T/ack.log" || fail "ack log has no deletes"
 
@@ -68,6 +69,7 @@ for a in "send mail" "process inbox" "check free/busy" "request meeting" "make a
 	[ "$2" -gt 0 ] || fail "cached '$a': none done ($*)"
 	[ "$3" -eq 0 ] || fail "cached '$a': $3 failed"
 done
+grep -q " 0 ops failed)" "$T/cached.out" || fail "cached: operations failed"
 line=$(grep "^cached mode:" "$T/cached.out") || fail "no cached-mode line"
 set -- $(echo "$line" | tr -c '0-9\n' ' ')
 # syncs, items, local reads, notifications

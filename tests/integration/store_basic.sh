@@ -20,7 +20,7 @@ trap cleanup EXIT INT TERM
 fail() { echo "FAIL: $*"; [ -f "$tmp/store.err" ] && cat "$tmp/store.err"; exit 1; }
 
 start_store() {
-	"$MAILBENCH" store --data "$tmp/data" --listen 127.0.0.1:0 >"$tmp/store.out" 2>"$tmp/store.err" &
+	"$MAILBENCH" store --data "$tmp/data" --listen 127.0.0.1:0 "$@" >"$tmp/store.out" 2>"$tmp/store.err" &
 	pid=$!
 	i=0
 	while ! grep -q '^listening on' "$tmp/store.out" 2>/dev/null; do
@@ -56,6 +56,28 @@ tail -n 1 "$tmp/init.out"
 timeout 60 "$MAILBENCH" init -s online --users 24 --scale 0.02 --data "$tmp/data" \
 	| grep -q "already initialised" || fail "re-init not detected"
 
+# init is interruptible and resumable: interrupt one, resume it, and a
+# resume with other parameters is refused (exit 2) without touching it
+"$MAILBENCH" init -s online --users 120 --scale 0.02 --data "$tmp/data2" >"$tmp/init2.out" 2>&1 &
+ipid=$!
+sleep 0.3
+kill -INT "$ipid" 2>/dev/null
+wait "$ipid"
+irc=$?
+echo "interrupted init exited $irc"
+if [ "$irc" -ne 0 ]; then
+	[ "$irc" -eq 3 ] || fail "interrupted init: exit $irc"
+	[ ! -f "$tmp/data2/topology.json" ] || fail "topology.json of an interrupted init"
+	timeout 60 "$MAILBENCH" init -s online --users 99 --scale 0.02 --data "$tmp/data2" \
+		>/dev/null 2>&1
+	[ $? -eq 2 ] || fail "resume with other parameters not refused"
+	timeout 120 "$MAILBENCH" init -s online --users 120 --scale 0.02 --data "$tmp/data2" \
+		>"$tmp/init3.out" 2>&1 || { cat "$tmp/init3.out"; fail "resume"; }
+	grep -q resuming "$tmp/init3.out" || fail "no resume message"
+fi
+[ -f "$tmp/data2/topology.json" ] || fail "no topology.json after resume"
+rm -rf "$tmp/data2"
+
 start_store
 timeout 60 "$CLIENT" "$addr" "$tmp/data" smoke || fail "smoke"
 timeout 30 "$CLIENT" "$addr" "$tmp/data" badpass user0003 || fail "badpass"
@@ -73,6 +95,12 @@ pid=
 timeout 60 "$CLIENT" - "$tmp/data" probe "$tmp/acks" || fail "deliveries lost after SIGKILL"
 start_store
 timeout 60 "$CLIENT" "$addr" "$tmp/data" logon user0006 || fail "logon after recovery"
+stop_store
+# the connection limit: a second connection is refused with MB_EFULL
+start_store --max-connections 1
+timeout 30 "$CLIENT" "$addr" "$tmp/data" smoke >"$tmp/full.out" 2>&1 && fail "limit not enforced"
+grep -q "full" "$tmp/full.out" || { cat "$tmp/full.out"; fail "no MB_EFULL refusal"; }
+echo "connection limit enforced"
 stop_store
 echo "store_basic: OK"
 exit 0

@@ -34,8 +34,9 @@ static void *storetest_thread(void *arg)
 	return NULL;
 }
 
-/* users: how many; returns 0 or -1 */
-static int storetest_start(struct storetest *t, int users)
+/* users: how many; idle_s: the store's idle timeout (0: default);
+ * returns 0 or -1 */
+static inline int storetest_start_idle(struct storetest *t, int users, int idle_s)
 {
 	char nusers[16], path[400], err[512];
 	const char *tmp = getenv("TMPDIR");
@@ -58,6 +59,8 @@ static int storetest_start(struct storetest *t, int users)
 	mb_store_opts_init(&o);
 	o.data = t->data;
 	o.auth_delay_ms = 100;
+	if (idle_s > 0)
+		o.idle_timeout_s = idle_s;
 	if (mb_store_create(&o, &t->st, err, sizeof(err))) {
 		fprintf(stderr, "store: %s\n", err);
 		return -1;
@@ -67,7 +70,12 @@ static int storetest_start(struct storetest *t, int users)
 	return 0;
 }
 
-static void storetest_stop(struct storetest *t)
+static inline int storetest_start(struct storetest *t, int users)
+{
+	return storetest_start_idle(t, users, 0);
+}
+
+static inline void storetest_stop(struct storetest *t)
 {
 	char cmd[400];
 	if (t->st) {
@@ -82,7 +90,7 @@ static void storetest_stop(struct storetest *t)
 }
 
 /* Connect and log on as user index idx; NULL on failure. */
-static struct mb_client *storetest_client(struct storetest *t, int idx, uint32_t flags)
+static inline struct mb_client *storetest_client(struct storetest *t, int idx, uint32_t flags)
 {
 	struct mb_client *c;
 	const struct mb_topo_user *u = mb_topology_user(t->topo, idx);
@@ -96,7 +104,7 @@ static struct mb_client *storetest_client(struct storetest *t, int idx, uint32_t
 }
 
 /* One op, its status. */
-static int storetest_one(struct mb_client *c, struct mb_op *op, struct mb_op_reply *res)
+static inline int storetest_one(struct mb_client *c, struct mb_op *op, struct mb_op_reply *res)
 {
 	struct mb_reply rep;
 	int rc = mb_client_call(c, op, 1, &rep);

@@ -65,7 +65,7 @@ static void make_group(const char *dir, int ndb)
 static int check(const char *dir, struct mb_check_report *rep)
 {
 	memset(rep, 0, sizeof(*rep));
-	return mb_db_check_dir(dir, 4, NULL, NULL, rep);
+	return mb_db_check_dir(dir, NULL, 4, NULL, NULL, rep);
 }
 
 /* find a leaf page of the given tree root's subtree that has >= 2 keys */

@@ -254,7 +254,7 @@ static void check_group(const char *dir)
 {
 	struct mb_check_report rep;
 	memset(&rep, 0, sizeof(rep));
-	int r = mb_db_check_dir(dir, 8, NULL, NULL, &rep);
+	int r = mb_db_check_dir(dir, NULL, 8, NULL, NULL, &rep);
 	if (r != 0)
 		fprintf(stderr, "check: %s: %s\n", mb_strerror(r), rep.first_problem);
 	assert_int_equal(r, 0);

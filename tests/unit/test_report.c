@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+
 #include <cmocka.h>
 
 #include <math.h>
@@ -286,6 +287,19 @@ static void test_summary_verdict(void **state)
 	mb_summary_evaluate(&s);
 	assert_int_equal(s.verdict[MB_C_DB_CACHE_MB], MB_VERDICT_NONE);
 	assert_int_equal(s.overall, MB_VERDICT_PASS);
+	/* the storage test, when it ran, fails the run on its limits */
+	s.storage_test = true;
+	s.has[MB_C_STRESS_READ_MS] = s.has[MB_C_STRESS_LOG_MS] = true;
+	s.avg[MB_C_STRESS_READ_MS] = 1.2;
+	s.avg[MB_C_STRESS_LOG_MS] = 0.9;
+	mb_summary_evaluate(&s);
+	assert_int_equal(s.storage_verdict, MB_VERDICT_PASS);
+	assert_int_equal(s.overall, MB_VERDICT_PASS);
+	s.avg[MB_C_STRESS_READ_MS] = 25;
+	mb_summary_evaluate(&s);
+	assert_int_equal(s.storage_verdict, MB_VERDICT_FAIL);
+	assert_int_equal(s.overall, MB_VERDICT_FAIL);
+	s.avg[MB_C_STRESS_READ_MS] = 1.2;
 	s.failed = true;
 	mb_summary_evaluate(&s);
 	assert_int_equal(s.overall, MB_VERDICT_FAIL);
@@ -398,14 +412,14 @@ static void test_csv(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_series_window_average),
-		cmocka_unit_test(test_histset_exact_merge),
-		cmocka_unit_test(test_threshold_eval),
-		cmocka_unit_test(test_thresholds_file),
-		cmocka_unit_test(test_summary_verdict),
-		cmocka_unit_test(test_summary_json_round_trip),
-		cmocka_unit_test(test_saved_runs),
-		cmocka_unit_test(test_csv),
+	    cmocka_unit_test(test_series_window_average),
+	    cmocka_unit_test(test_histset_exact_merge),
+	    cmocka_unit_test(test_threshold_eval),
+	    cmocka_unit_test(test_thresholds_file),
+	    cmocka_unit_test(test_summary_verdict),
+	    cmocka_unit_test(test_summary_json_round_trip),
+	    cmocka_unit_test(test_saved_runs),
+	    cmocka_unit_test(test_csv),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

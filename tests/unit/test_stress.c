@@ -591,7 +591,11 @@ static void test_txnmode_injected_eio(void **state)
 	char what[700], file[700];
 	uint64_t off;
 	assert_true(mb_stress_acct_first_error(a, what, sizeof(what), file, sizeof(file), &off));
-	assert_non_null(strstr(file, "/stress/db0"));
+	/* the engine's read of a database page: its file and offset */
+	assert_non_null(strstr(file, "/stress/db"));
+	assert_non_null(strstr(file, ".mdb"));
+	assert_true(off != UINT64_MAX && off % 8192 == 0);
+	assert_non_null(strstr(what, "MB_EIO"));
 	mb_fault_disarm(fault);
 	mb_txnmode_close(m);
 	mb_stress_window_destroy(w);

@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+
 #include <cmocka.h>
 
 #include <errno.h>
@@ -73,11 +74,11 @@ static void on_exit_cb(void *arg, struct mb_child *c)
 static const struct mb_sup_ops ops = {on_stats, on_line, on_listening, on_exit_cb};
 
 /* Run the loop until cond or timeout_ms. */
-#define RUN_UNTIL(loop, cond, timeout_ms)                                                         \
-	do {                                                                                      \
-		double t_end = mb_now_s() + (timeout_ms) / 1000.0;                                \
-		while (!(cond) && mb_now_s() < t_end)                                             \
-			uv_run((loop), UV_RUN_NOWAIT), usleep(2000);                              \
+#define RUN_UNTIL(loop, cond, timeout_ms)                                                          \
+	do {                                                                                       \
+		double t_end = mb_now_s() + (timeout_ms) / 1000.0;                                 \
+		while (!(cond) && mb_now_s() < t_end)                                              \
+			uv_run((loop), UV_RUN_NOWAIT), usleep(2000);                               \
 	} while (0)
 
 static bool alive(pid_t pid)
@@ -120,13 +121,14 @@ static void test_stats_and_listening(void **state)
 	uv_loop_init(&loop);
 	struct ctx x;
 	struct mb_sup *s = make_sup(&loop, &x);
-	const char *args[] = {
-		"-c",
-		"echo 'listening on 127.0.0.1:4242';"
-		"for i in 1 2 3; do "
-		"printf '{\"src\":\"store\",\"pid\":%d,\"seq\":%d,\"t\":%d.0,\"dt\":1.0,\"c\":{\"rpc_ops_per_s\":9%d0.5}}\\n' $$ $i $i $i >&3;"
-		"done; printf 'not json\\n' >&3; echo warn >&2; exit 0",
-		NULL};
+	const char *args[] = {"-c",
+			      "echo 'listening on 127.0.0.1:4242';"
+			      "for i in 1 2 3; do "
+			      "printf "
+			      "'{\"src\":\"store\",\"pid\":%d,\"seq\":%d,\"t\":%d.0,\"dt\":1.0,"
+			      "\"c\":{\"rpc_ops_per_s\":9%d0.5}}\\n' $$ $i $i $i >&3;"
+			      "done; printf 'not json\\n' >&3; echo warn >&2; exit 0",
+			      NULL};
 	struct mb_child *c;
 	assert_int_equal(mb_sup_spawn(s, "fake", args, &c), 0);
 	assert_true(mb_child_pid(c) > 0);
@@ -304,13 +306,13 @@ int main(void)
 {
 	signal(SIGPIPE, SIG_IGN);
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_stats_and_listening),
-		cmocka_unit_test(test_death_detected),
-		cmocka_unit_test(test_stop_kills_group),
-		cmocka_unit_test(test_sigkill_after_grace),
-		cmocka_unit_test(test_destroy_leaves_no_child),
-		cmocka_unit_test(test_spawn_failure),
-		cmocka_unit_test(test_pdeathsig),
+	    cmocka_unit_test(test_stats_and_listening),
+	    cmocka_unit_test(test_death_detected),
+	    cmocka_unit_test(test_stop_kills_group),
+	    cmocka_unit_test(test_sigkill_after_grace),
+	    cmocka_unit_test(test_destroy_leaves_no_child),
+	    cmocka_unit_test(test_spawn_failure),
+	    cmocka_unit_test(test_pdeathsig),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

