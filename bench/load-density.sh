@@ -109,10 +109,13 @@ for n in $N_LIST; do
 	fi
 	prev_n=$n
 	prev_rss=$rss
+	rss1=$rss
 done
 measure "$max" 10
 echo
-echo "memory per simulated user (RSS slope between the last two counts at accel 1): ${slope:-n/a} bytes (goal <= 8192)"
+echo "memory per simulated user at $max users, accel 1: $(awk -v r="$rss1" -v n="$max" 'BEGIN{printf "%.0f", r/n}') bytes" \
+	"(whole RSS / users: an upper bound, fixed buffers included; goal <= 8192)"
+echo "RSS growth per added user between the last two counts: ${slope:-n/a} bytes (noisy: transient reply buffers)"
 echo "at accel 10, $max users ask the loop for the actions of $((max * 10)) users at accel 1: loop lag p99 $lag ms"
 echo "published peer: LoadSim 2003, 1,000 simulated users per client machine"
 echo "ratio to the peer: $(awk -v b="$best" 'BEGIN{printf "%.1f", b/1000}') x (one core here vs one LoadSim client machine)"

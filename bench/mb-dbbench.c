@@ -12,6 +12,9 @@
  *                              transactions synchronously
  *   scan DIR CACHE_MB          read every key and value of the filled tree
  *                              through a cursor; report peak RSS
+ *   ops DIR N                  N random puts (100-byte values, 100 per
+ *                              transaction, async commits), then N random
+ *                              gets: B+tree operations per second
  * Output: "key value" lines, one per figure, for the scripts to parse. */
 #include "config.h"
 
@@ -303,8 +306,65 @@ static int cmd_scan(const char *dir, unsigned cache_mb)
 	return 0;
 }
 
+static void ops_done(void *arg, int status)
+{
+	if (status)
+		die("async commit", status);
+}
+
+static int cmd_ops(const char *dir, long n)
+{
+	struct mb_sg *sg = open_sg(dir, 256);
+	struct mb_db *db;
+	struct mb_tree *t;
+	int r = mb_db_open(sg, "ops.mdb", 0, MB_DB_CREATE, &db);
+	if (r < 0 || (r = mb_db_begin(db)) < 0 || (r = mb_tree_open(db, "t", MB_TREE_CREATE, &t)) < 0 ||
+	    (r = mb_db_commit(db)) < 0)
+		die("open", r);
+	uint8_t v[100];
+	memset(v, 7, sizeof(v));
+	uint64_t s = 88172645463325252ull;
+	double t0 = now_s();
+	for (long i = 0; i < n; i++) {
+		if (i % 100 == 0 && (r = mb_db_begin(db)) < 0)
+			die("begin", r);
+		s ^= s << 13;
+		s ^= s >> 7;
+		s ^= s << 17;
+		uint8_t k[8];
+		mb_key_u64(k, s % (uint64_t)(n * 4));
+		if ((r = mb_tree_put(t, k, 8, v, sizeof(v), 0)) < 0)
+			die("put", r);
+		if (i % 100 == 99 && (r = mb_db_commit_async(db, ops_done, NULL)) < 0)
+			die("commit", r);
+	}
+	if (mb_db_in_txn(db))
+		mb_db_commit(db);
+	mb_sg_flush(sg);
+	double t1 = now_s();
+	struct mb_val val = MB_VAL_INIT;
+	long found = 0;
+	for (long i = 0; i < n; i++) {
+		s ^= s << 13;
+		s ^= s >> 7;
+		s ^= s << 17;
+		uint8_t k[8];
+		mb_key_u64(k, s % (uint64_t)(n * 4));
+		if (mb_tree_get(t, k, 8, &val) == 0)
+			found++;
+	}
+	double t2 = now_s();
+	printf("puts_per_s %.0f\ngets_per_s %.0f\nfound %ld\n", n / (t1 - t0), n / (t2 - t1), found);
+	mb_val_free(&val);
+	mb_db_close(db);
+	mb_sg_close(sg);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc >= 4 && !strcmp(argv[1], "ops"))
+		return cmd_ops(argv[2], atol(argv[3]));
 	if (argc >= 4 && !strcmp(argv[1], "fill"))
 		return cmd_fill(argv[2], atol(argv[3]), argc > 4 ? (uint32_t)atol(argv[4]) : 32768);
 	if (argc >= 6 && !strcmp(argv[1], "read"))
@@ -314,6 +374,6 @@ int main(int argc, char **argv)
 	if (argc >= 4 && !strcmp(argv[1], "scan"))
 		return cmd_scan(argv[2], (unsigned)atoi(argv[3]));
 	fprintf(stderr, "usage: mb-dbbench fill DIR MB [PAGE] | read DIR THREADS SECONDS CACHE_MB |\n"
-			"       commit DIR COMMITTERS SECONDS | scan DIR CACHE_MB\n");
+			"       commit DIR COMMITTERS SECONDS | scan DIR CACHE_MB | ops DIR N\n");
 	return 2;
 }

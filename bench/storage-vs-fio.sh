@@ -14,7 +14,8 @@
 #
 # usage: bench/storage-vs-fio.sh [DIR]      (DIR: where to put ~1 GB of files)
 # environment: MAILBENCH (default ./mailbench), SIZE_GB (1), DURATION (10),
-#              WARMUP (2), THREADS ("4 8 12"), ROUNDS (3)
+#              WARMUP (2), THREADS ("4 8 12"), ROUNDS (3), FIO_THREAD (set:
+#              fio runs its jobs as threads of one process, as mailbench does)
 set -eu
 
 MB=${MAILBENCH:-./mailbench}
@@ -40,7 +41,7 @@ run_mb() { # threads json
 		--json "$2" >"$W/mb.out" 2>"$W/mb.err" || { cat "$W/mb.out" "$W/mb.err"; exit 3; }
 }
 run_fio() { # threads json
-	nice -n 5 fio --output-format=json --output="$2" \
+	nice -n 5 fio --output-format=json --output="$2" ${FIO_THREAD:+--thread} \
 		--name=db --filename="$files" --size=$((DBSIZE * NDB)) --rw=randrw \
 		--rwmixread="$READ" --bs="${P}k" --direct=1 --ioengine=psync --numjobs="$1" \
 		--time_based --runtime="$DURATION" --ramp_time="$WARMUP" --group_reporting \

@@ -42,7 +42,8 @@ struct mb_console {
 	enum mb_input_target input_target;
 	int input_index;
 	bool confirm_quit;
-	bool show_failure; /* the failed child's stderr tail */
+	bool confirm_reinit; /* re-initialise DATA? */
+	bool show_failure;   /* the failed child's stderr tail */
 	bool quitting;
 	bool quit_now;
 	char status[1024];

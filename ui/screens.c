@@ -846,7 +846,8 @@ static void draw_scenario(struct mb_console *c, int top, int h)
 	bool init = mb_session_initialised(c->s);
 	snprintf(buf, sizeof(buf), "  data directory initialised for this choice: %s%s",
 		 init ? "yes" : "no",
-		 init ? "" : " (F3 initialises it first, with a progress bar)");
+		 init ? "  (I: re-initialise from scratch)"
+		      : " (F3 initialises it first; I replaces another initialisation)");
 	mb_w_text(y++, 0, COLS, init ? MB_ST_NORMAL : MB_ST_WARN, buf);
 	double pct, eta;
 	if (mb_session_init_progress(c->s, &pct, &eta)) {
@@ -992,6 +993,13 @@ void mb_console_draw(struct mb_console *c)
 		l[n++] = "(any key closes; the run is marked failed)";
 		mb_w_dialog("run failed", l, n, 50);
 	}
+	if (c->confirm_reinit) {
+		static const char *const l[] = {
+		    "Re-initialise the data directory from scratch?",
+		    "Its mailboxes and runs' data are replaced (init --restart),",
+		    "then the store and the load start.  (y/n)"};
+		mb_w_dialog("re-initialise", l, 3, 40);
+	}
 	if (c->confirm_quit) {
 		static const char *const l[] = {"A run is active.",
 						"Stop every child and quit? (y/n)"};
@@ -1108,6 +1116,18 @@ void mb_console_key(struct mb_console *c, int key)
 	}
 	if (c->show_failure) {
 		c->show_failure = false;
+		return;
+	}
+	if (c->confirm_reinit) {
+		c->confirm_reinit = false;
+		if (key == 'y' || key == 'Y') {
+			int rc = mb_session_reinit_and_start(c->s);
+			if (rc)
+				mb_console_status(c, true, "cannot re-initialise: %s",
+						  mb_strerror(rc));
+			else
+				c->screen = MB_SCR_OVERVIEW;
+		}
 		return;
 	}
 	if (c->confirm_quit) {
@@ -1230,6 +1250,13 @@ void mb_console_key(struct mb_console *c, int key)
 			field_edit_start(c);
 		else if (key == KEY_LEFT || key == KEY_RIGHT || key == ' ')
 			field_cycle(c, c->sel[MB_SCR_SCENARIO], key == KEY_LEFT ? -1 : 1);
+		else if (key == 'I') {
+			if (mb_session_load_active(c->s) || mb_session_stress_active(c->s))
+				mb_console_status(c, true,
+						  "stop the load and the storage test first");
+			else
+				c->confirm_reinit = true;
+		}
 		break;
 	default:
 		break;

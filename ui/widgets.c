@@ -161,6 +161,38 @@ void mb_w_funcbar(int y, int w, const struct mb_fkey *keys, size_t n)
 	}
 }
 
+#define DIALOG_MAX_LINES 40
+
+/* Split text into pieces of at most width chars, at spaces when possible. */
+static size_t wrap(const char *text, int width, const char **start, int *len, size_t max)
+{
+	size_t n = 0;
+	const char *p = text;
+	if (!*p && n < max) {
+		start[n] = p;
+		len[n++] = 0;
+		return n;
+	}
+	while (*p && n < max) {
+		int l = (int)strlen(p);
+		if (l > width) {
+			l = width;
+			for (int k = width; k > width / 2; k--) {
+				if (p[k] == ' ') {
+					l = k;
+					break;
+				}
+			}
+		}
+		start[n] = p;
+		len[n++] = l;
+		p += l;
+		while (*p == ' ')
+			p++;
+	}
+	return n;
+}
+
 int mb_w_dialog(const char *title, const char *const *lines, size_t n, int minw)
 {
 	int w = minw;
@@ -171,7 +203,14 @@ int mb_w_dialog(const char *title, const char *const *lines, size_t n, int minw)
 		w = (int)strlen(title) + 6;
 	if (w > COLS - 2)
 		w = COLS - 2;
-	int h = (int)n + 4;
+	/* long lines wrap inside the box */
+	const char *ws[DIALOG_MAX_LINES];
+	int wl[DIALOG_MAX_LINES];
+	size_t wn = 0;
+	for (size_t i = 0; i < n && wn < DIALOG_MAX_LINES; i++)
+		wn +=
+		    wrap(lines[i], w - 4 > 1 ? w - 4 : 1, ws + wn, wl + wn, DIALOG_MAX_LINES - wn);
+	int h = (int)wn + 4;
 	if (h > LINES - 2)
 		h = LINES - 2;
 	int y0 = (LINES - h) / 2, x0 = (COLS - w) / 2;
@@ -194,8 +233,8 @@ int mb_w_dialog(const char *title, const char *const *lines, size_t n, int minw)
 	char t[128];
 	snprintf(t, sizeof(t), " %s ", title);
 	mvaddnstr(y0, x0 + 2, t, w - 4);
-	for (size_t i = 0; i < n && (int)i < h - 4; i++)
-		mvaddnstr(y0 + 2 + (int)i, x0 + 2, lines[i], w - 4);
+	for (size_t i = 0; i < wn && (int)i < h - 4; i++)
+		mvaddnstr(y0 + 2 + (int)i, x0 + 2, ws[i], wl[i]);
 	attrset(A_NORMAL);
 	return y0 + 2;
 }

@@ -1,4 +1,4 @@
-/* cache.c: the database cache (buffer pool) and page checksums.
+/* cache.c: the database cache (buffer pool) and page checksums (CRC-32).
  *
  * Frames are allocated on demand up to the byte limit and found through a
  * hash of (file, page).  Eviction is CLOCK with a small use count: a page
@@ -23,14 +23,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
-#include <zlib.h>
+#include <isa-l/crc.h>
 
 #include "core/error.h"
 #include "db/dbint.h"
 
+/* The zlib CRC-32 (crc32_gzip_refl(0, p, n) == crc32(0, p, n)), computed by
+ * ISA-L with carry-less multiplication: ~0.6 us per 32 KB page instead of ~9. */
 uint32_t mb_page_crc(const uint8_t *page, uint32_t size)
 {
-	return (uint32_t)crc32(0L, page + 4, size - 4);
+	return crc32_gzip_refl(0, page + 4, size - 4);
 }
 
 void mb_page_seal(uint8_t *page, uint32_t size)
@@ -141,14 +143,18 @@ int mb_cache_create(uint64_t bytes, struct mb_cache **out)
 	c->hmask = nb - 1;
 	for (int i = 0; i < WRITER_BATCH; i++)
 		c->wbuf[i] = mb_io_alloc(WRITER_BUF);
-	pthread_mutex_init(&c->lock, NULL);
-	pthread_cond_init(&c->cond, NULL);
+	/* adaptive: spin briefly before sleeping, the critical sections are a
+	 * few hundred instructions and a sleeping waiter costs two switches */
+	pthread_mutexattr_t ma;
+	pthread_mutexattr_init(&ma);
+	pthread_mutexattr_settype(&ma, PTHREAD_MUTEX_ADAPTIVE_NP);
+	pthread_mutex_init(&c->lock, &ma);
+	pthread_mutexattr_destroy(&ma);
 	pthread_condattr_t ca;
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&c->wcond, &ca);
 	pthread_condattr_destroy(&ca);
-	pthread_cond_destroy(&c->cond);
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&c->cond, &ca);

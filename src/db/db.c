@@ -313,8 +313,14 @@ static bool encode_page(struct mb_db *db, struct frame *f, uint64_t redo, size_t
 	return true;
 }
 
-static int commit_common(struct mb_db *db, uint64_t *end)
+/* cb: the async completion, registered atomically with the record (so a
+ * log failure right after the append still reaches it); when the
+ * transaction changed nothing, *end is the log's end and cb is NOT queued
+ * (*queued false) */
+static int commit_common(struct mb_db *db, uint64_t *end, mb_commit_cb cb, void *arg,
+			 uint64_t t0, bool *queued)
 {
+	*queued = false;
 	if (!db->in_txn)
 		return db_seterr(db, MB_ESTATE, "%s: no transaction", db->name);
 	size_t nlen = strlen(db->name), npages = 0;
@@ -339,10 +345,27 @@ static int commit_common(struct mb_db *db, uint64_t *end)
 		*end = log_append_lsn(db->sg->log);
 		return 0;
 	}
-	r = log_append(db->sg->log, LOG_TXN, count, db->scratch, pos, end);
+	r = log_append_cb(db->sg->log, LOG_TXN, count, db->scratch, pos, end, cb, arg, t0);
 	if (r < 0) {
 		txn_release_all(db, 0);
 		return db_seterr(db, r, "%s: commit refused: %s", db->name, mb_strerror(r));
+	}
+	*queued = cb != NULL;
+	uint64_t redo2 = atomic_load(&db->sg->redo_started);
+	if (redo2 != redo) {
+		/* a checkpoint began between choosing full images and appending:
+		 * log the pages again under the new redo point (full images where
+		 * now needed; deltas are absolute bytes, so replaying both is
+		 * harmless), so torn-page protection holds from the new redo on.
+		 * The first record alone already holds the whole transaction. */
+		pos = 1 + nlen;
+		count = 0;
+		for (struct frame *f = db->txn_pages; f; f = f->txn_next)
+			if (encode_page(db, f, redo2, &pos))
+				count++;
+		uint64_t end2;
+		if (log_append(db->sg->log, LOG_TXN, count, db->scratch, pos, &end2) == 0)
+			*end = end2;
 	}
 	txn_release_all(db, *end);
 	return 0;
@@ -351,7 +374,8 @@ static int commit_common(struct mb_db *db, uint64_t *end)
 int mb_db_commit(struct mb_db *db)
 {
 	uint64_t t0 = mb_io_now_ns(), end;
-	int r = commit_common(db, &end);
+	bool queued;
+	int r = commit_common(db, &end, NULL, NULL, 0, &queued);
 	if (r < 0)
 		return r;
 	r = log_wait(db->sg->log, end);
@@ -364,9 +388,11 @@ int mb_db_commit(struct mb_db *db)
 int mb_db_commit_async(struct mb_db *db, mb_commit_cb cb, void *arg)
 {
 	uint64_t t0 = mb_io_now_ns(), end;
-	int r = commit_common(db, &end);
-	if (r < 0)
+	bool queued;
+	int r = commit_common(db, &end, cb, arg, t0, &queued);
+	if (r < 0 || queued)
 		return r;
+	/* nothing changed: complete after what was committed before */
 	return log_wait_async(db->sg->log, end, cb, arg, t0);
 }
 

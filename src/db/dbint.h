@@ -2,7 +2,7 @@
  * callers outside src/db and its tests).
  *
  * Page format (every page, little-endian):
- *   0  u32 crc32 (zlib) of bytes 4..page_size
+ *   0  u32 CRC-32 (the zlib polynomial; computed with ISA-L) of bytes 4..size
  *   4  u32 page number (detects misdirected writes)
  *   8  u64 LSN: end of the last log record applied to the page
  *   16 u8  type (PT_*)      17 u8 flags     18 u16 nkeys (node) / unused
@@ -165,6 +165,10 @@ int log_start(struct mb_log *l, uint64_t end);
 /* append a record; *end = its end LSN (the page LSN of its pages) */
 int log_append(struct mb_log *l, uint32_t type, uint32_t count, const uint8_t *payload,
 	       size_t len, uint64_t *end);
+/* the same, and cb(arg, status) on the writer thread once it is durable (or
+ * can never be): registered atomically with the append */
+int log_append_cb(struct mb_log *l, uint32_t type, uint32_t count, const uint8_t *payload,
+		  size_t len, uint64_t *end, mb_commit_cb cb, void *arg, uint64_t t0);
 uint64_t log_append_lsn(struct mb_log *l);
 /* wait until durable >= lsn; the group's error when it cannot be */
 int log_wait(struct mb_log *l, uint64_t lsn);

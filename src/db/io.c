@@ -114,11 +114,26 @@ struct locked_hist {
 	struct mb_hist *h;
 };
 
+/* Each (kind, op) histogram is split in shards so that threads doing I/O at
+ * the same time rarely share a mutex; a thread always uses the same shard.
+ * Readers merge every shard. */
+#define HIST_SHARDS 8
+
 struct mb_io {
 	const struct mb_vfs *vfs;
 	struct kind_counters k[MB_FILE_KIND_COUNT];
-	struct locked_hist hist[MB_FILE_KIND_COUNT][MB_IO_OP_COUNT];
+	struct locked_hist hist[MB_FILE_KIND_COUNT][MB_IO_OP_COUNT][HIST_SHARDS];
 };
+
+static atomic_uint next_shard;
+static _Thread_local unsigned my_shard = UINT32_MAX;
+
+static unsigned shard(void)
+{
+	if (my_shard == UINT32_MAX)
+		my_shard = atomic_fetch_add(&next_shard, 1) % HIST_SHARDS;
+	return my_shard;
+}
 
 struct mb_file {
 	struct mb_io *io;
@@ -144,10 +159,12 @@ int mb_io_create(const struct mb_vfs *vfs, struct mb_io **out)
 	io->vfs = vfs ? vfs : &posix_vfs;
 	for (int k = 0; k < MB_FILE_KIND_COUNT; k++) {
 		for (int o = 0; o < MB_IO_OP_COUNT; o++) {
-			pthread_mutex_init(&io->hist[k][o].lock, NULL);
-			if (mb_hist_create(&io->hist[k][o].h) < 0) {
-				mb_io_destroy(io);
-				return MB_ENOMEM;
+			for (int s = 0; s < HIST_SHARDS; s++) {
+				pthread_mutex_init(&io->hist[k][o][s].lock, NULL);
+				if (mb_hist_create(&io->hist[k][o][s].h) < 0) {
+					mb_io_destroy(io);
+					return MB_ENOMEM;
+				}
 			}
 		}
 	}
@@ -161,8 +178,10 @@ void mb_io_destroy(struct mb_io *io)
 		return;
 	for (int k = 0; k < MB_FILE_KIND_COUNT; k++) {
 		for (int o = 0; o < MB_IO_OP_COUNT; o++) {
-			mb_hist_destroy(io->hist[k][o].h);
-			pthread_mutex_destroy(&io->hist[k][o].lock);
+			for (int s = 0; s < HIST_SHARDS; s++) {
+				mb_hist_destroy(io->hist[k][o][s].h);
+				pthread_mutex_destroy(&io->hist[k][o][s].lock);
+			}
 		}
 	}
 	free(io);
@@ -176,7 +195,7 @@ const struct mb_vfs *mb_io_vfs(const struct mb_io *io)
 static void record(struct mb_io *io, enum mb_file_kind k, enum mb_io_op op, uint64_t t0)
 {
 	uint64_t dt = mb_io_now_ns() - t0;
-	struct locked_hist *lh = &io->hist[k][op];
+	struct locked_hist *lh = &io->hist[k][op][shard()];
 	pthread_mutex_lock(&lh->lock);
 	mb_hist_record(lh->h, dt);
 	pthread_mutex_unlock(&lh->lock);
@@ -185,20 +204,24 @@ static void record(struct mb_io *io, enum mb_file_kind k, enum mb_io_op op, uint
 void mb_io_hist_merge(struct mb_io *io, enum mb_file_kind kind, enum mb_io_op op,
 		      struct mb_hist *dst)
 {
-	struct locked_hist *lh = &io->hist[kind][op];
-	pthread_mutex_lock(&lh->lock);
-	mb_hist_merge(dst, lh->h);
-	pthread_mutex_unlock(&lh->lock);
+	for (int s = 0; s < HIST_SHARDS; s++) {
+		struct locked_hist *lh = &io->hist[kind][op][s];
+		pthread_mutex_lock(&lh->lock);
+		mb_hist_merge(dst, lh->h);
+		pthread_mutex_unlock(&lh->lock);
+	}
 }
 
 void mb_io_hist_take(struct mb_io *io, enum mb_file_kind kind, enum mb_io_op op,
 		     struct mb_hist *dst)
 {
-	struct locked_hist *lh = &io->hist[kind][op];
-	pthread_mutex_lock(&lh->lock);
-	mb_hist_merge(dst, lh->h);
-	mb_hist_reset(lh->h);
-	pthread_mutex_unlock(&lh->lock);
+	for (int s = 0; s < HIST_SHARDS; s++) {
+		struct locked_hist *lh = &io->hist[kind][op][s];
+		pthread_mutex_lock(&lh->lock);
+		mb_hist_merge(dst, lh->h);
+		mb_hist_reset(lh->h);
+		pthread_mutex_unlock(&lh->lock);
+	}
 }
 
 void mb_io_stats_get(const struct mb_io *io, struct mb_io_stats *out)

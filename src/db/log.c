@@ -20,7 +20,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <zlib.h>
+#include <isa-l/crc.h>
 
 #include "core/error.h"
 #include "core/hist.h"
@@ -116,6 +116,7 @@ int log_open(struct mb_io *io, const char *dir, struct mb_log **out)
 }
 
 static void fail_all(struct mb_log *l, struct waiter **cbs, size_t *ncbs);
+static int queue_push(struct mb_log *l, uint64_t lsn, mb_commit_cb cb, void *arg, uint64_t t0);
 
 void log_close(struct mb_log *l)
 {
@@ -227,7 +228,7 @@ int log_scan(struct mb_log *l, uint64_t from, log_rec_cb cb, void *arg, uint64_t
 		}
 		if (rd_bytes(&r, pos, len, rec) < 0)
 			break;
-		if ((uint32_t)crc32(0L, rec + 4, len - 4) != rd32(rec))
+		if (crc32_gzip_refl(0, rec + 4, len - 4) != rd32(rec))
 			break;
 		if (cb) {
 			err = cb(arg, pos, pos + len, rd32(rec + 16), rec + LOG_REC_HDR,
@@ -459,6 +460,12 @@ int log_start(struct mb_log *l, uint64_t end)
 int log_append(struct mb_log *l, uint32_t type, uint32_t count, const uint8_t *payload,
 	       size_t len, uint64_t *end)
 {
+	return log_append_cb(l, type, count, payload, len, end, NULL, NULL, 0);
+}
+
+int log_append_cb(struct mb_log *l, uint32_t type, uint32_t count, const uint8_t *payload,
+		  size_t len, uint64_t *end, mb_commit_cb cb, void *arg, uint64_t t0)
+{
 	size_t total = LOG_REC_HDR + len;
 	if (total > UINT32_MAX / 2)
 		return MB_ETOOBIG;
@@ -466,6 +473,12 @@ int log_append(struct mb_log *l, uint32_t type, uint32_t count, const uint8_t *p
 	if (l->error) {
 		pthread_mutex_unlock(&l->lock);
 		return MB_ERDONLY;
+	}
+	if (cb && l->qlen == l->qcap && queue_push(l, 0, NULL, NULL, 0) == 0)
+		l->qlen--; /* grow the queue first, so the push below cannot fail */
+	if (cb && l->qlen == l->qcap) {
+		pthread_mutex_unlock(&l->lock);
+		return MB_ENOMEM;
 	}
 	if (l->len + total > l->cap || !l->buf) {
 		size_t ncap = l->cap ? l->cap : (256u << 10);
@@ -485,11 +498,13 @@ int log_append(struct mb_log *l, uint32_t type, uint32_t count, const uint8_t *p
 	wr32(h + 16, type);
 	wr32(h + 20, count);
 	memcpy(h + LOG_REC_HDR, payload, len);
-	wr32(h, (uint32_t)crc32(0L, h + 4, (uInt)(total - 4)));
+	wr32(h, crc32_gzip_refl(0, h + 4, (uint64_t)(total - 4)));
 	l->len += total;
 	l->append_lsn += total;
 	l->buf_records++;
 	*end = l->append_lsn;
+	if (cb)
+		queue_push(l, *end, cb, arg, t0);
 	pthread_cond_signal(&l->wake);
 	pthread_mutex_unlock(&l->lock);
 	return 0;
@@ -515,20 +530,14 @@ int log_wait(struct mb_log *l, uint64_t lsn)
 	return r;
 }
 
-int log_wait_async(struct mb_log *l, uint64_t lsn, mb_commit_cb cb, void *arg, uint64_t t0)
+/* lock held: queue a completion */
+static int queue_push(struct mb_log *l, uint64_t lsn, mb_commit_cb cb, void *arg, uint64_t t0)
 {
-	pthread_mutex_lock(&l->lock);
-	if (l->error) {
-		pthread_mutex_unlock(&l->lock);
-		return MB_ERDONLY;
-	}
 	if (l->qlen == l->qcap) {
 		size_t ncap = l->qcap ? l->qcap * 2 : 64;
 		struct waiter *nq = malloc(ncap * sizeof(*nq));
-		if (!nq) {
-			pthread_mutex_unlock(&l->lock);
+		if (!nq)
 			return MB_ENOMEM;
-		}
 		for (size_t i = 0; i < l->qlen; i++)
 			nq[i] = l->q[(l->qhead + i) % l->qcap];
 		free(l->q);
@@ -538,9 +547,20 @@ int log_wait_async(struct mb_log *l, uint64_t lsn, mb_commit_cb cb, void *arg, u
 	}
 	l->q[(l->qhead + l->qlen) % l->qcap] = (struct waiter){lsn, cb, arg, t0};
 	l->qlen++;
+	return 0;
+}
+
+int log_wait_async(struct mb_log *l, uint64_t lsn, mb_commit_cb cb, void *arg, uint64_t t0)
+{
+	pthread_mutex_lock(&l->lock);
+	if (l->error) {
+		pthread_mutex_unlock(&l->lock);
+		return MB_ERDONLY;
+	}
+	int r = queue_push(l, lsn, cb, arg, t0);
 	pthread_cond_signal(&l->wake);
 	pthread_mutex_unlock(&l->lock);
-	return 0;
+	return r;
 }
 
 void log_note_commit(struct mb_log *l, uint64_t t0)
@@ -580,7 +600,7 @@ int log_read_checkpoint(struct mb_log *l, uint64_t *redo)
 	mb_file_close(f);
 	if (r < 0)
 		return r == MB_ERANGE ? MB_ECORRUPT : r;
-	if (memcmp(b, CKPT_MAGIC, 8) || rd32(b + 24) != (uint32_t)crc32(0L, b, 24))
+	if (memcmp(b, CKPT_MAGIC, 8) || rd32(b + 24) != crc32_gzip_refl(0, b, 24))
 		return MB_ECORRUPT;
 	*redo = rd64(b + 8);
 	l->ckpt_redo = *redo;
@@ -595,7 +615,7 @@ int log_write_checkpoint(struct mb_log *l, uint64_t redo)
 	uint8_t b[32] = {0};
 	memcpy(b, CKPT_MAGIC, 8);
 	wr64(b + 8, redo);
-	wr32(b + 24, (uint32_t)crc32(0L, b, 24));
+	wr32(b + 24, crc32_gzip_refl(0, b, 24));
 	struct mb_file *f;
 	int r = mb_io_open(l->io, t, MB_IO_CREATE | MB_IO_TRUNC, MB_FILE_OTHER, &f);
 	if (r < 0)

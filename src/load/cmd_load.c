@@ -179,12 +179,14 @@ static void sample(struct run *r, bool final)
 	r->t_last = now;
 	mb_load_stats_reset(r->win);
 	mb_engine_collect(r->eng, r->win);
+	/* the window that ends the warmup is still part of it */
+	bool counted = r->warm;
 	if (!r->warm && now - r->t0 >= r->warmup_s) {
 		r->warm = true;
 		r->ud_warm = mb_engine_user_days(r->eng);
 		r->have_ps_warm = mb_proc_sample(0, &r->ps_warm) == 0;
 	}
-	if (r->warm)
+	if (counted)
 		mb_load_stats_merge(r->total, r->win);
 
 	double v[MB_COUNTER_COUNT] = {0};
@@ -217,7 +219,7 @@ static void sample(struct run *r, bool final)
 		saturated |= mb_hist_percentile_ns(r->win->timer_late, 99) > LATE_SATURATED_NS;
 	v[MB_C_LOAD_SATURATED] = saturated ? 1 : 0;
 	has[MB_C_LOAD_SATURATED] = true;
-	if (r->warm) {
+	if (counted) {
 		r->windows++;
 		r->saturated_windows += saturated;
 	}

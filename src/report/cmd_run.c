@@ -421,7 +421,8 @@ int mb_cmd_run(int argc, char **argv)
 		fflush(stdout);
 		if (json_path && mb_summary_write(sum, json_path))
 			fprintf(stderr, "mailbench run: cannot write %s\n", json_path);
-		if (csv_path && mb_csv_write_file(mb_session_series(r.s), csv_path))
+		if (csv_path && mb_csv_write_file(mb_session_series(r.s),
+						  mb_session_load_offset(r.s), csv_path))
 			fprintf(stderr, "mailbench run: cannot write %s\n", csv_path);
 		if (mb_session_saved_path(r.s)[0] && !quiet)
 			fprintf(stderr, "mailbench run: summary saved in %s\n",

@@ -439,11 +439,11 @@ const char *mb_run_list_path(const struct mb_run_list *l, size_t i)
 	return i < l->len ? l->e[i].path : NULL;
 }
 
-int mb_csv_write(FILE *f, const struct mb_series *s)
+int mb_csv_write(FILE *f, const struct mb_series *s, double t_offset)
 {
 	fprintf(f, "t_s,counter,value\n");
 	for (size_t i = 0; i < mb_series_len(s); i++) {
-		double t = mb_series_time(s, i);
+		double t = mb_series_time(s, i) - t_offset;
 		for (int c = 0; c < MB_COUNTER_COUNT; c++) {
 			double v;
 			if (mb_series_get(s, i, (enum mb_counter_id)c, &v))
@@ -454,14 +454,14 @@ int mb_csv_write(FILE *f, const struct mb_series *s)
 	return ferror(f) ? MB_EIO : 0;
 }
 
-int mb_csv_write_file(const struct mb_series *s, const char *path)
+int mb_csv_write_file(const struct mb_series *s, double t_offset, const char *path)
 {
 	char tmp[MB_PATH_MAX + 16];
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
 	FILE *f = fopen(tmp, "w");
 	if (!f)
 		return mb_from_errno(errno);
-	int rc = mb_csv_write(f, s);
+	int rc = mb_csv_write(f, s, t_offset);
 	if (fclose(f))
 		rc = MB_EIO;
 	if (rc || rename(tmp, path)) {

@@ -104,9 +104,9 @@ const struct mb_run_summary *mb_run_list_at(const struct mb_run_list *l, size_t 
 const char *mb_run_list_path(const struct mb_run_list *l, size_t i);
 
 /* CSV: header "t_s,counter,value", then one row per second per measured
- * counter, in table order. */
-int mb_csv_write(FILE *f, const struct mb_series *s);
-int mb_csv_write_file(const struct mb_series *s, const char *path);
+ * counter, in table order; t_s is the series time minus t_offset. */
+int mb_csv_write(FILE *f, const struct mb_series *s, double t_offset);
+int mb_csv_write_file(const struct mb_series *s, double t_offset, const char *path);
 
 /* A counter's value with its decimals and thousands separators ("8,000",
  * "19.9"); "n/a" when !has. */

@@ -55,6 +55,7 @@ struct mb_session {
 	bool failed;
 	char message[2048];
 	char fail_tail[2048]; /* stderr tail of the child that failed */
+	bool init_restart;    /* next start re-initialises (init --restart) */
 	char saved_path[MB_PATH_MAX + 80];
 	int stress_threads;
 
@@ -75,6 +76,9 @@ struct mb_session {
 	double t0;		 /* load (or series) start, monotonic */
 	double load_t0, load_t1; /* load started / stopped */
 	double stress_t0;	 /* storage test started */
+	/* run averages after warm-up: each window weighted by its length
+	 * (exact time averages, whatever the phase of the 1 Hz tick) */
+	double wsum[MB_COUNTER_COUNT], wdt[MB_COUNTER_COUNT];
 	bool series_on;
 	struct mb_host_sample host_prev;
 	bool host_prev_ok;
@@ -184,6 +188,30 @@ static void sum_load_counts(struct mb_session *s, json_t *x)
 	x_add(x, "deliveries", &s->deliveries, &s->has_deliveries);
 }
 
+/* The warm-up of a source ends at (monotonic seconds); 0: not started. */
+static double warm_end(const struct mb_session *s, enum mb_counter_source src)
+{
+	if (src == MB_SRC_STRESS)
+		return s->stress_t0 > 0 ? s->stress_t0 + (s->have_st ? s->st.warmup_s : 0) : 0;
+	return s->load_t0 > 0 ? s->load_t0 + mb_session_warmup(s) : 0;
+}
+
+/* A window of dt seconds that ended at `at`: into the run averages when it
+ * lies after the warm-up. */
+static void add_window(struct mb_session *s, enum mb_counter_source src, double at, double dt,
+		       const double *v, const bool *has)
+{
+	double we = warm_end(s, src);
+	if (we <= 0 || !(dt > 0) || at - dt < we - 0.05)
+		return;
+	for (int i = 0; i < MB_COUNTER_COUNT; i++) {
+		if (!has[i] || mb_counters[i].source != src)
+			continue;
+		s->wsum[i] += v[i] * dt;
+		s->wdt[i] += dt;
+	}
+}
+
 static void on_stats(void *arg, struct mb_child *c, const struct mb_stats_msg *m)
 {
 	struct mb_session *s = arg;
@@ -207,6 +235,7 @@ static void on_stats(void *arg, struct mb_child *c, const struct mb_stats_msg *m
 		l->v[i] = m->value[i];
 	}
 	l->at = mb_now_s();
+	add_window(s, src, l->at, m->dt, m->value, l->has);
 	json_t *h = json_object_get(m->root, "h");
 	if (src == MB_SRC_LOAD) {
 		bool warm = s->load_t0 > 0 && l->at - s->load_t0 >= mb_session_warmup(s);
@@ -366,6 +395,12 @@ static void start_init(struct mb_session *s)
 	args[n++] = users;
 	args[n++] = "--scale";
 	args[n++] = scale;
+	if (s->init_restart) {
+		/* asked by the operator: replace an initialisation made with
+		 * other parameters */
+		args[n++] = "--restart";
+		s->init_restart = false;
+	}
 	if (s->p.log_dir[0]) {
 		args[n++] = "--log-dir";
 		args[n++] = s->p.log_dir;
@@ -495,6 +530,25 @@ static void on_tick(uv_timer_t *t)
 				} else if (i == MB_C_SYSTEM_CONTEXT_SWITCHES) {
 					v[i] = hr.cs_per_s;
 					has[i] = true;
+				}
+			}
+		}
+		if (s->host_prev_ok && s->series_on) {
+			/* the machine: averaged with the load (or the storage test
+			 * when it runs alone) */
+			double dt = (double)(hs.total_ticks - s->host_prev.total_ticks);
+			long hz = sysconf(_SC_CLK_TCK);
+			int cpus = 1;
+			mb_online_cpus(&cpus);
+			dt = hz > 0 && cpus > 0 ? dt / (double)hz / cpus : 1.0;
+			enum mb_counter_source ref = s->load_t0 > 0 ? MB_SRC_LOAD : MB_SRC_STRESS;
+			double we = warm_end(s, ref);
+			if (we > 0 && now - dt >= we - 0.05) {
+				for (int i = 0; i < MB_COUNTER_COUNT; i++) {
+					if (has[i] && mb_counters[i].source == MB_SRC_HOST) {
+						s->wsum[i] += v[i] * dt;
+						s->wdt[i] += dt;
+					}
 				}
 			}
 		}
@@ -720,6 +774,10 @@ static void reset_measurements(struct mb_session *s)
 	mb_histset_reset(s->hists_warm);
 	memset(&s->lat[MB_SRC_STORE], 0, sizeof(s->lat[MB_SRC_STORE]));
 	memset(&s->lat[MB_SRC_LOAD], 0, sizeof(s->lat[MB_SRC_LOAD]));
+	for (int i = 0; i < MB_COUNTER_COUNT; i++) {
+		if (mb_counters[i].source != MB_SRC_STRESS)
+			s->wsum[i] = s->wdt[i] = 0;
+	}
 	s->has_x = s->has_msgs_sent = s->has_deliveries = false;
 	memset(s->act_sched, 0, sizeof(s->act_sched));
 	memset(s->act_done, 0, sizeof(s->act_done));
@@ -746,11 +804,21 @@ int mb_session_start_load(struct mb_session *s)
 		return mb_from_errno(errno);
 	}
 	reset_measurements(s);
-	if (mb_session_initialised(s))
+	if (mb_session_initialised(s) && !s->init_restart)
 		start_store(s);
 	else
 		start_init(s);
 	return s->failed ? MB_ECHILD : 0;
+}
+
+int mb_session_reinit_and_start(struct mb_session *s)
+{
+	if (mb_session_load_active(s) || s->stress)
+		return MB_EBUSY;
+	s->init_restart = true;
+	int rc = mb_session_start_load(s);
+	s->init_restart = false;
+	return rc;
 }
 
 int mb_session_stop_load(struct mb_session *s)
@@ -833,6 +901,11 @@ int mb_session_start_stress(struct mb_session *s, int threads)
 		s->series_on = true;
 	}
 	s->stress_t0 = mb_now_s();
+	for (int i = 0; i < MB_COUNTER_COUNT; i++) {
+		if (mb_counters[i].source == MB_SRC_STRESS ||
+		    (mb_counters[i].source == MB_SRC_HOST && !mb_session_load_active(s)))
+			s->wsum[i] = s->wdt[i] = 0;
+	}
 	int rc = spawn(s, ROLE_STRESS, "storage-test", args, &s->stress);
 	if (rc) {
 		if (!mb_session_load_active(s))
@@ -916,6 +989,11 @@ const struct mb_series *mb_session_series(const struct mb_session *s) { return s
 
 const struct mb_histset *mb_session_hists(const struct mb_session *s) { return s->hists; }
 
+double mb_session_load_offset(const struct mb_session *s)
+{
+	return s->load_t0 > 0 ? s->load_t0 - s->t0 : 0;
+}
+
 void mb_session_live(const struct mb_session *s, double *v, bool *has)
 {
 	/* nothing running: nothing live (the run average stays) */
@@ -926,14 +1004,9 @@ void mb_session_live(const struct mb_session *s, double *v, bool *has)
 
 void mb_session_average(const struct mb_session *s, double *v, bool *has)
 {
-	/* the series may start before the load (initialisation, or a storage
-	 * test already running): each warm-up counts from its own start */
-	double w = mb_session_warmup(s) + (s->load_t0 > 0 ? s->load_t0 - s->t0 : 0);
-	double sw =
-	    (s->have_st ? s->st.warmup_s : 0) + (s->stress_t0 > s->t0 ? s->stress_t0 - s->t0 : 0);
 	for (int i = 0; i < MB_COUNTER_COUNT; i++) {
-		double wi = mb_counters[i].source == MB_SRC_STRESS ? sw : w;
-		has[i] = mb_series_average(s->series, (enum mb_counter_id)i, wi, &v[i]) == 0;
+		has[i] = s->wdt[i] > 0;
+		v[i] = has[i] ? s->wsum[i] / s->wdt[i] : 0;
 	}
 }
 
@@ -964,8 +1037,13 @@ static void build_summary(const struct mb_session *s, struct mb_run_summary *o)
 	o->compression = mb_session_compression(s);
 	o->duration_s = mb_session_elapsed(s);
 	o->warmup_s = mb_session_warmup(s);
-	double w = o->warmup_s + (s->load_t0 > 0 ? s->load_t0 - s->t0 : 0);
-	o->measured_s = mb_series_measured_s(s->series, w);
+	/* seconds of the store's and the load engine's windows after warm-up */
+	o->measured_s = 0;
+	for (int i = 0; i < MB_COUNTER_COUNT; i++) {
+		enum mb_counter_source src = mb_counters[i].source;
+		if ((src == MB_SRC_STORE || src == MB_SRC_LOAD) && s->wdt[i] > o->measured_s)
+			o->measured_s = s->wdt[i];
+	}
 	o->storage_test = s->stress != NULL || mb_histset_count(s->stress_hists) > 0;
 	snprintf(o->platform, sizeof(o->platform), "%s", s->platform);
 	mb_compare_engine_str(&s->sc, o->engine, sizeof(o->engine));

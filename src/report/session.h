@@ -93,6 +93,9 @@ bool mb_session_initialised(const struct mb_session *s);
 
 int mb_session_start_load(struct mb_session *s);
 int mb_session_stop_load(struct mb_session *s);
+/* Re-initialise DATA from scratch (`mailbench init --restart`: its
+ * mailboxes are replaced), then start as mb_session_start_load. */
+int mb_session_reinit_and_start(struct mb_session *s);
 int mb_session_start_stress(struct mb_session *s, int threads);
 int mb_session_stop_stress(struct mb_session *s);
 /* Stop everything (quit). */
@@ -119,6 +122,8 @@ bool mb_session_failed(const struct mb_session *s);
 const char *mb_session_failure_detail(const struct mb_session *s);
 
 const struct mb_series *mb_session_series(const struct mb_session *s);
+/* Series time at which the load engine started (0 when it did not). */
+double mb_session_load_offset(const struct mb_session *s);
 const struct mb_histset *mb_session_hists(const struct mb_session *s);
 /* Live values (MB_LIVE_WINDOW_S window) and run averages after warm-up. */
 void mb_session_live(const struct mb_session *s, double *v, bool *has);

@@ -199,28 +199,49 @@ out:
 	return rc;
 }
 
+/* The file is built and written with libconfig (config_write), so it is
+ * exactly what mb_thresholds_load reads back. */
 int mb_thresholds_save(const struct mb_thresholds *t, const char *path)
 {
+	config_t cfg;
+	config_init(&cfg);
+	int rc = MB_ENOMEM;
+	config_setting_t *root = config_root_setting(&cfg);
+	config_setting_t *cs = config_setting_add(root, "counters", CONFIG_TYPE_GROUP);
+	if (!cs)
+		goto out;
+	for (int i = 0; i < MB_COUNTER_COUNT; i++) {
+		const struct mb_threshold *th = &t->counter[i];
+		config_setting_t *g = config_setting_add(cs, mb_counters[i].key, CONFIG_TYPE_GROUP);
+		config_setting_t *c = g ? config_setting_add(g, "cmp", CONFIG_TYPE_STRING) : NULL;
+		if (!c || !config_setting_set_string(
+			      c, th->cmp == MB_CMP_NONE ? "none" : mb_cmp_str(th->cmp)))
+			goto out;
+		if (th->cmp != MB_CMP_NONE) {
+			config_setting_t *v = config_setting_add(g, "value", CONFIG_TYPE_FLOAT);
+			if (!v || !config_setting_set_float(v, th->value))
+				goto out;
+		}
+	}
+	config_setting_t *ss = config_setting_add(root, "storage", CONFIG_TYPE_GROUP);
+	config_setting_t *r =
+	    ss ? config_setting_add(ss, "db_read_avg_ms_max", CONFIG_TYPE_FLOAT) : NULL;
+	config_setting_t *l =
+	    ss ? config_setting_add(ss, "log_write_avg_ms_max", CONFIG_TYPE_FLOAT) : NULL;
+	if (!r || !l || !config_setting_set_float(r, t->storage_read_ms_max) ||
+	    !config_setting_set_float(l, t->storage_log_ms_max))
+		goto out;
+
 	char tmp[MB_PATH_MAX + 16];
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
 	FILE *f = fopen(tmp, "w");
-	if (!f)
-		return MB_EIO;
-	fprintf(f, "# thresholds.cfg: pass/fail thresholds edited in the mailbench console.\n"
-		   "# counters: cmp is <, <=, >, >= or none; storage: limits in ms.\n"
-		   "counters = {\n");
-	for (int i = 0; i < MB_COUNTER_COUNT; i++) {
-		const struct mb_threshold *th = &t->counter[i];
-		if (th->cmp == MB_CMP_NONE)
-			fprintf(f, "  %s = { cmp = \"none\"; };\n", mb_counters[i].key);
-		else
-			fprintf(f, "  %s = { cmp = \"%s\"; value = %.17g; };\n", mb_counters[i].key,
-				mb_cmp_str(th->cmp), th->value);
+	if (!f) {
+		rc = MB_EIO;
+		goto out;
 	}
-	fprintf(
-	    f,
-	    "};\nstorage = {\n  db_read_avg_ms_max = %.17g;\n  log_write_avg_ms_max = %.17g;\n};\n",
-	    t->storage_read_ms_max, t->storage_log_ms_max);
+	fprintf(f, "# thresholds.cfg: pass/fail thresholds edited in the mailbench console.\n"
+		   "# counters: cmp is <, <=, >, >= or none; storage: limits in ms.\n");
+	config_write(&cfg, f);
 	int bad = ferror(f);
 	if (fflush(f) || fsync(fileno(f)))
 		bad = 1;
@@ -228,7 +249,11 @@ int mb_thresholds_save(const struct mb_thresholds *t, const char *path)
 		bad = 1;
 	if (bad || rename(tmp, path)) {
 		unlink(tmp);
-		return MB_EIO;
+		rc = MB_EIO;
+		goto out;
 	}
-	return 0;
+	rc = 0;
+out:
+	config_destroy(&cfg);
+	return rc;
 }

@@ -327,7 +327,8 @@ static int msg_column(struct dbw *w, struct req *r, uint32_t mailbox, const stru
 		uint8_t *b = ar(r, w->val2.len ? w->val2.len : 1);
 		if (!b)
 			return MB_ETOOBIG;
-		memcpy(b, w->val2.data, w->val2.len);
+		if (w->val2.len)
+			memcpy(b, w->val2.data, w->val2.len);
 		out->v.b.p = b;
 		out->v.b.len = (uint32_t)w->val2.len;
 		return 0;

@@ -587,9 +587,10 @@ static json_t *run_json(const struct ctx *c, const struct run *r)
 	json_object_set_new(o, "db_reads_per_write", r->rw >= 0 ? json_real(r->rw) : json_null());
 	json_object_set_new(o, "db_per_log_transfers",
 			    r->dl >= 0 ? json_real(r->dl) : json_null());
-	json_object_set_new(o, "in_tuning_window", json_boolean(r->in_window));
-	json_object_set_new(o, "tuning_note", json_string(r->note));
 	if (!c->io_mode) {
+		/* Jetstress's tuning window applies to the transaction mix */
+		json_object_set_new(o, "in_tuning_window", json_boolean(r->in_window));
+		json_object_set_new(o, "tuning_note", json_string(r->note));
 		json_object_set_new(o, "transactions_per_s",
 				    json_real(f->seconds > 0 ? (double)f->transactions / f->seconds
 							     : 0.0));

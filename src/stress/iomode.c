@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -34,6 +36,7 @@ struct mb_iomode {
 	struct mb_file *log;
 	char log_path[4200];
 	bool reused;
+	int lock_fd;      /* flock on DIR/LOCK: one run per set of files */
 	uint64_t log_off; /* next log write (aux thread only) */
 };
 
@@ -302,6 +305,8 @@ void mb_iomode_close(struct mb_iomode *m)
 		mb_file_close(m->db[d]);
 	mb_file_close(m->log);
 	mb_io_destroy(m->io);
+	if (m->lock_fd >= 0)
+		close(m->lock_fd); /* releases the flock */
 	free(m);
 }
 
@@ -329,11 +334,21 @@ int mb_iomode_open(const struct mb_iomode_cfg *cfg, struct mb_iomode **out, char
 		l = l < MB_IOMODE_LOG_MIN ? MB_IOMODE_LOG_MIN : l > MB_IOMODE_LOG_MAX ? MB_IOMODE_LOG_MAX : l;
 		m->cfg.log_bytes = l / MB_IOMODE_LOG_IO * MB_IOMODE_LOG_IO;
 	}
+	m->lock_fd = -1;
 	int rc = mb_io_create(cfg->vfs, &m->io);
 	if (rc)
 		goto fail;
 	if ((rc = mkdirs(m->db_dir)) || (rc = mkdirs(m->log_dir))) {
 		snprintf(msg, len, "creating %s or %s: %s", m->db_dir, m->log_dir, mb_strerror(rc));
+		goto fail;
+	}
+	char lock[4200];
+	snprintf(lock, sizeof(lock), "%s/LOCK", m->db_dir);
+	m->lock_fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (m->lock_fd < 0 || flock(m->lock_fd, LOCK_EX | LOCK_NB)) {
+		rc = m->lock_fd < 0 ? mb_from_errno(errno) : MB_EBUSY;
+		snprintf(msg, len, "%s: %s", m->db_dir,
+			 rc == MB_EBUSY ? "in use by another storage test" : mb_strerror(rc));
 		goto fail;
 	}
 	for (unsigned d = 0; d < cfg->databases; d++) {

@@ -6,7 +6,9 @@
 # pin the saved run, quit, and find no mailbench process left.  Runs at
 # 160x45 in colour, at 80x24 (the table scrolls) and with NO_COLOR (no
 # colour escapes on screen).  Exit 77 when tmux or a child command is
-# missing.  Bounded: every wait has a timeout; cleanup by trap.
+# missing.  Also: a live resize, quitting with q (asks while a run is
+# active) and by SIGTERM during a run.  Bounded: every wait has a timeout;
+# cleanup by trap.
 set -u
 MAILBENCH=${MAILBENCH:-$(pwd)/mailbench}
 command -v tmux >/dev/null 2>&1 || { echo "SKIP: tmux not installed"; exit 77; }
@@ -18,10 +20,10 @@ for c in init store load; do
 done
 
 T=$(mktemp -d "${TMPDIR:-/tmp}/mb-console.XXXXXX")
-SOCK="$T/tmux.sock"
-TM="tmux -S $SOCK"
+# one tmux server per case (a server exits with its last session)
+TM="tmux -S $T/tmux.none.sock"
 cleanup() {
-	$TM kill-server >/dev/null 2>&1
+	for s in "$T"/tmux.*.sock; do tmux -S "$s" kill-server >/dev/null 2>&1; done
 	# anything still running from this test's data directory goes
 	for p in $(pgrep -f "$T/" 2>/dev/null); do kill -9 "$p" 2>/dev/null; done
 	rm -rf "$T"
@@ -73,7 +75,7 @@ live_values() {
 	{
 		for (k = 1; k <= n; k++) {
 			# labels may be cut to fit (with ~): match their start
-			if (index($0, substr(L[k], 1, 16)) == 1 && end > 0) {
+			if (index($0, substr(L[k], 1, 11)) == 1 && end > 0) {
 				cell = substr($0, 1, end)
 				m = split(cell, w, " ")
 				printf "%s\t%s\n", L[k], w[m]
@@ -103,8 +105,9 @@ all_rows_live() {
 }
 
 run_case() {
-	name=$1 cols=$2 rows=$3 envset=$4
+	name=$1 cols=$2 rows=$3 envset=$4 ending=$5
 	echo "== $name (${cols}x$rows${envset:+, $envset})"
+	TM="tmux -S $T/tmux.$name.sock"
 	rm -f "$T/exit"
 	$TM new-session -d -s mb -x "$cols" -y "$rows" \
 		"env $envset TERM=xterm-256color $MAILBENCH console -s cached --data $T/data --users 8 --accel 100 --scale 0.01; echo \$? >$T/exit; sleep 60"
@@ -127,6 +130,17 @@ run_case() {
 		sleep 2
 	done
 	echo "   every published row shows a live value"
+	if [ "$name" = colour ]; then
+		# live resize: the table condenses to the new width and comes back
+		$TM resize-window -t mb -x 80 -y 24
+		sleep 1.5
+		screen | awk '!/^cpu %/ && length($0) > 80 { bad = 1 } END { exit bad }' ||
+			fail "wider than 80 after resize"
+		screen | grep -q "^client latency" || fail "table lost on resize"
+		$TM resize-window -t mb -x "$cols" -y "$rows"
+		sleep 1.5
+		screen | grep -q " (d) " || fail "the wide table did not come back"
+	fi
 	# colour on screen, or none with NO_COLOR
 	$TM capture-pane -e -p -t mb >"$T/escapes"
 	if [ -n "$envset" ]; then
@@ -142,7 +156,7 @@ run_case() {
 	wait_for "Enter saves" 5
 	keys C-u "< 1000" Enter
 	wait_for "threshold saved" 5
-	grep -q 'processor_pct = { cmp = "<"; value = 1000; }' "$T/data/thresholds.cfg" ||
+	tr -d ' \n' <"$T/data/thresholds.cfg" | grep -q 'processor_pct:{cmp="<";value=1000.0;}' ||
 		fail "thresholds.cfg does not hold the edit"
 	screen | grep -q "% processor time *< 1000" || fail "the edited threshold is not shown"
 	# stop the load; the run is saved
@@ -159,8 +173,28 @@ run_case() {
 	if [ "$cols" -ge 120 ]; then
 		screen | grep -q " pinned " || fail "no pinned column on the overview"
 	fi
-	# quit (no run active: no question), then nothing is left
-	keys q
+	case "$ending" in
+	quit)
+		# no run active: quits without a question
+		keys q
+		;;
+	ask)
+		# a run active: q asks, y stops every child and quits
+		keys l
+		wait_for "load running" 60
+		keys q
+		wait_for "Stop every child and quit" 5
+		keys y
+		;;
+	signal)
+		# SIGTERM to the console during a run: children stopped, clean exit
+		keys l
+		wait_for "load running" 60
+		cpid=$(pgrep -a -x mailbench | grep -F "console -s cached --data $T/data" | cut -d' ' -f1)
+		[ -n "$cpid" ] || fail "console pid not found"
+		kill -TERM "$cpid"
+		;;
+	esac
 	n=0
 	while [ ! -s "$T/exit" ] && [ "$n" -lt 60 ]; do sleep 0.5; n=$((n + 1)); done
 	[ -s "$T/exit" ] || fail "the console did not quit"
@@ -172,7 +206,7 @@ run_case() {
 	echo "   ok"
 }
 
-run_case colour 160 45 ""
-run_case small 80 24 ""
-run_case nocolor 100 30 "NO_COLOR=1"
+run_case colour 160 45 "" quit
+run_case small 80 24 "" signal
+run_case nocolor 100 30 "NO_COLOR=1" ask
 echo "PASS"

@@ -48,6 +48,10 @@ static int connect_as(int idx, uint32_t flags, struct mb_client **out)
 	int rc = mb_client_connect_addr(addr, 10000, out);
 	CHECK(rc == 0, "connect %s: %s", addr, mb_strerror(rc));
 	rc = mb_client_logon(*out, u->name, u->password, flags, NULL);
+	if (rc) {
+		mb_client_destroy(*out);
+		*out = NULL;
+	}
 	CHECK(rc == 0, "logon %s: %s", u->name, mb_strerror(rc));
 	return 0;
 }
@@ -75,9 +79,12 @@ static int smoke(void)
 	struct mb_op_reply r;
 	int rc;
 
-	if (connect_as(0, MB_LOGON_F_LZ4 | MB_LOGON_F_NOTIFY, &a) ||
-	    connect_as(1, MB_LOGON_F_LZ4 | MB_LOGON_F_NOTIFY, &b))
+	if (connect_as(0, MB_LOGON_F_LZ4 | MB_LOGON_F_NOTIFY, &a))
 		return 1;
+	if (connect_as(1, MB_LOGON_F_LZ4 | MB_LOGON_F_NOTIFY, &b)) {
+		mb_client_destroy(a);
+		return 1;
+	}
 	uint32_t ma = mb_client_mailbox(a), mbx_b = mb_client_mailbox(b);
 	printf("logon ok: mailboxes %u and %u, compression %d\n", ma, mbx_b,
 	       mb_client_compressing(a));
@@ -411,6 +418,7 @@ static int probe(const char *data, const char *file)
 int main(int argc, char **argv)
 {
 	char path[4200], err[1024];
+	setvbuf(stdout, NULL, _IOLBF, 0); /* keep output if a sanitizer aborts */
 	if (argc < 4) {
 		fprintf(stderr, "usage: mb-client ADDR:PORT DATA smoke|logon USER|badpass USER|"
 				"garbage|send USER N\n");

@@ -79,6 +79,20 @@ for sc in online cached; do
 	echo "   ok (exit $rc)"
 done
 
+# a threshold the run cannot meet (DATA/thresholds.cfg, as the console
+# writes it): verdict fail, exit 1; the data directory is reused (no init)
+cat >"$T/online/thresholds.cfg" <<'CFG'
+counters = { rpc_ops_per_s = { cmp = ">="; value = 1000000000.0; }; };
+CFG
+timeout 120 "$MAILBENCH" run -s online --users 4 --scale 0.01 --accel 100 --duration 6 \
+	--warmup 2 --data "$T/online" --json "$T/fail.json" --no-save >"$T/fail.out" 2>"$T/fail.err"
+rc=$?
+[ "$rc" -eq 1 ] || fail "an unmet threshold gave exit $rc, not 1"
+jq -e '.verdict == "fail" and .thresholds.counters.rpc_ops_per_s.verdict == "fail"' \
+	"$T/fail.json" >/dev/null || fail "the failed threshold is not in the JSON"
+grep -q "initialising" "$T/fail.err" && fail "an initialised data directory was initialised again"
+echo "== unmet threshold: exit 1"
+
 # bad input: exit 2, nothing written
 "$MAILBENCH" run -s online --users nope --json "$T/bad.json" >/dev/null 2>&1
 [ $? -eq 2 ] || fail "bad --users is not exit 2"

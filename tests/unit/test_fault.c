@@ -143,11 +143,11 @@ struct acount {
 static void acb(void *arg, int status)
 {
 	struct acount *a = arg;
+	__atomic_store_n(&a->last, status, __ATOMIC_SEQ_CST);
 	if (status == 0)
-		a->ok++;
+		__atomic_add_fetch(&a->ok, 1, __ATOMIC_SEQ_CST);
 	else
-		a->failed++;
-	a->last = status;
+		__atomic_add_fetch(&a->failed, 1, __ATOMIC_SEQ_CST);
 }
 
 static void test_async_fails(void **state)

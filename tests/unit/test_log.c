@@ -142,10 +142,17 @@ static void test_segments_async_torn(void **state)
 		assert_int_equal(log_wait_async(l, ends[i], on_durable, &o, mb_io_now_ns()), 0);
 	}
 	assert_int_equal(log_wait(l, ends[39]), 0);
-	for (int i = 0; i < 1000 && __atomic_load_n(&o.n, __ATOMIC_SEQ_CST) < 40; i++)
-		usleep(1000);
-	assert_int_equal(o.n, 40);
-	assert_int_equal(o.bad, 0);
+	int got = 0, bad = 0;
+	for (int i = 0; i < 1000 && got < 40; i++) {
+		pthread_mutex_lock(&o.m);
+		got = o.n;
+		bad = o.bad;
+		pthread_mutex_unlock(&o.m);
+		if (got < 40)
+			usleep(1000);
+	}
+	assert_int_equal(got, 40);
+	assert_int_equal(bad, 0);
 	assert_true(count_segments(dir) >= 4);
 	struct scan s = {0};
 	assert_int_equal(log_scan(l, 0, scan_cb, &s, &end, NULL), 0);

@@ -389,7 +389,7 @@ static void test_csv(void **state)
 	push_row(s, 2, 20, false);
 	char path[400];
 	snprintf(path, sizeof(path), "%s/run.csv", tmpdir);
-	assert_int_equal(mb_csv_write_file(s, path), 0);
+	assert_int_equal(mb_csv_write_file(s, 0.5, path), 0);
 	FILE *f = fopen(path, "r");
 	assert_non_null(f);
 	char line[256];
@@ -398,6 +398,8 @@ static void test_csv(void **state)
 	assert_string_equal(line, "t_s,counter,value\n");
 	while (fgets(line, sizeof(line), f)) {
 		n++;
+		if (n == 1)
+			assert_memory_equal(line, "0.500,", 6); /* t 1 - offset 0.5 */
 		if (strstr(line, ",rpc_ops_per_s,"))
 			rpc++;
 		assert_int_equal(strchr(line, ',') != NULL, 1);
