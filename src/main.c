@@ -36,7 +36,7 @@ static void usage(FILE *f)
 		   "drive a MAPI-style mailbox store; a Jetstress-style test stresses\n"
 		   "its storage engine.\n\ncommands:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		fprintf(f, "  mailbench %-44s %s\n", commands[i].usage, commands[i].summary);
+		fprintf(f, "  mailbench %s\n      %s\n", commands[i].usage, commands[i].summary);
 	fprintf(f, "\n  mailbench COMMAND --help     options of one command\n"
 		   "  mailbench --version\n\n"
 		   "exit codes: 0 ok, 1 thresholds failed, 2 usage or input error, 3 runtime failure\n");

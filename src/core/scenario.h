@@ -50,6 +50,8 @@ enum mb_client_mode { MB_MODE_ONLINE = 0, MB_MODE_CACHED = 1 };
 #define MB_NAME_MAX 64
 #define MB_TEXT_MAX 256
 #define MB_PATH_MAX 4096
+/* The data directory every command uses unless --data says otherwise. */
+#define MB_DEFAULT_DATA_DIR "mailbench-data"
 
 /* One published result column (e.g. "(b) Windows 2000 SP3, Exchange 2003"). */
 struct mb_published_column {

@@ -19,7 +19,7 @@
  *   mb_db     one database file (DIR/NAME, e.g. db01.mdb) of fixed-size pages
  *             (4096, 8192 or 32768 bytes, chosen at creation; default 32 KB).
  *             Every page carries its number, the LSN of the last log record
- *             applied to it and a CRC32C checksum; a torn or corrupt page
+ *             applied to it and a CRC-32 checksum (ISA-L); a torn or corrupt page
  *             is reported as MB_ECORRUPT (mb_db_errmsg names file and page),
  *             never returned as data.  Opening a database is cheap (one page
  *             read; creating one writes and syncs two pages), so thousands of

@@ -11,7 +11,8 @@
  * synced; after a failed write or sync the log is in the ERROR state: the
  * durable LSN stops, every waiter gets the error, every later append
  * MB_ERDONLY.  A checkpoint file (written via rename) names the redo LSN;
- * segments wholly below it are removed.
+ * segments wholly below it are recycled (renamed past the newest, up to
+ * SPARE_SEGMENTS) or removed.  New segments are zero-filled once.
  */
 #include "config.h"
 
@@ -51,6 +52,10 @@ struct mb_log {
 	size_t qhead, qlen, qcap;
 	struct mb_file *seg;
 	uint64_t seg_idx;
+	/* guards creating, recycling and removing segment files (the writer
+	 * opens or creates the segment it needs; a checkpoint renames old
+	 * segments to indices beyond every existing one) */
+	pthread_mutex_t seglock;
 	pthread_t thr;
 	uint64_t commits, writes, bytes, ckpt_redo, ckpts, nsegs;
 	struct mb_hist *commit_h, *write_h;
@@ -83,7 +88,9 @@ static int count_segs(struct mb_log *l, uint64_t *minidx, uint64_t *maxidx)
 			mx = idx;
 	}
 	closedir(d);
+	pthread_mutex_lock(&l->lock);
 	l->nsegs = n;
+	pthread_mutex_unlock(&l->lock);
 	if (minidx)
 		*minidx = mn;
 	if (maxidx)
@@ -100,6 +107,7 @@ int log_open(struct mb_io *io, const char *dir, struct mb_log **out)
 	l->dir = strdup(dir);
 	l->seg_idx = UINT64_MAX;
 	pthread_mutex_init(&l->lock, NULL);
+	pthread_mutex_init(&l->seglock, NULL);
 	pthread_cond_init(&l->wake, NULL);
 	pthread_cond_init(&l->done, NULL);
 	if (!l->dir || mb_hist_create(&l->commit_h) < 0 || mb_hist_create(&l->write_h) < 0) {
@@ -136,6 +144,7 @@ void log_close(struct mb_log *l)
 	mb_hist_destroy(l->commit_h);
 	mb_hist_destroy(l->write_h);
 	pthread_mutex_destroy(&l->lock);
+	pthread_mutex_destroy(&l->seglock);
 	pthread_cond_destroy(&l->wake);
 	pthread_cond_destroy(&l->done);
 	free(l->dir);
@@ -249,6 +258,10 @@ int log_scan(struct mb_log *l, uint64_t from, log_rec_cb cb, void *arg, uint64_t
 
 /* ---------------------------- writing -------------------------------- */
 
+/* Open the segment file idx for writing: an existing one (recycled by a
+ * checkpoint: its old records carry other LSNs, so they never read as
+ * valid), or a new one filled with zeros and synced, so that later
+ * fdatasyncs flush data only (no extent conversion in the file system). */
 static int seg_open(struct mb_log *l, uint64_t idx)
 {
 	if (l->seg && l->seg_idx == idx)
@@ -260,29 +273,34 @@ static int seg_open(struct mb_log *l, uint64_t idx)
 	char p[4096];
 	seg_path(l, idx, p, sizeof(p));
 	struct mb_file *f;
+	pthread_mutex_lock(&l->seglock);
 	int r = mb_io_open(l->io, p, 0, MB_FILE_LOG, &f);
 	if (r == MB_ENOTFOUND) {
 		r = mb_io_open(l->io, p, MB_IO_CREATE, MB_FILE_LOG, &f);
 		if (r < 0)
-			return r;
-		r = mb_file_allocate(f, 0, SEG);
+			goto out;
+		uint8_t *z = calloc(1, SEG);
+		r = z ? mb_file_write(f, z, SEG, 0) : MB_ENOMEM;
+		free(z);
 		if (r == 0)
 			r = mb_file_sync(f, false);
 		if (r == 0)
 			r = mb_io_sync_dir(l->io, l->dir);
 		if (r < 0) {
 			mb_file_close(f);
-			return r;
+			goto out;
 		}
 		pthread_mutex_lock(&l->lock);
 		l->nsegs++;
 		pthread_mutex_unlock(&l->lock);
 	} else if (r < 0) {
-		return r;
+		goto out;
 	}
 	l->seg = f;
 	l->seg_idx = idx;
-	return 0;
+out:
+	pthread_mutex_unlock(&l->seglock);
+	return r;
 }
 
 static int write_range(struct mb_log *l, uint64_t lsn, const uint8_t *p, size_t n)
@@ -637,16 +655,35 @@ int log_write_checkpoint(struct mb_log *l, uint64_t redo)
 	return r;
 }
 
+/* spare segment files kept for reuse beyond the one being written */
+#define SPARE_SEGMENTS 16
+
 int log_remove_before(struct mb_log *l, uint64_t redo)
 {
+	pthread_mutex_lock(&l->seglock);
 	uint64_t mn, mx;
 	int r = count_segs(l, &mn, &mx);
-	if (r < 0 || !l->nsegs)
+	if (r < 0 || !l->nsegs) {
+		pthread_mutex_unlock(&l->seglock);
 		return r;
+	}
+	/* the writer's segment (seg_idx changes only under seglock) */
+	uint64_t cur = l->seg ? l->seg_idx : redo / SEG;
+	uint64_t top = mx > cur ? mx : cur;
+	uint64_t spares = mx > cur ? mx - cur : 0;
 	bool any = false;
-	for (uint64_t i = mn; (i + 1) * (uint64_t)SEG <= redo && i <= mx; i++) {
-		char p[4096];
+	for (uint64_t i = mn; (i + 1) * (uint64_t)SEG <= redo && i < cur && i <= mx; i++) {
+		char p[4096], q[4096];
 		seg_path(l, i, p, sizeof(p));
+		if (spares < SPARE_SEGMENTS) {
+			seg_path(l, top + 1, q, sizeof(q));
+			if (mb_io_rename(l->io, p, q) == 0) {
+				top++;
+				spares++;
+				any = true;
+				continue;
+			}
+		}
 		if (mb_io_unlink(l->io, p) == 0)
 			any = true;
 	}
@@ -654,6 +691,7 @@ int log_remove_before(struct mb_log *l, uint64_t redo)
 		mb_io_sync_dir(l->io, l->dir);
 		count_segs(l, NULL, NULL);
 	}
+	pthread_mutex_unlock(&l->seglock);
 	return 0;
 }
 

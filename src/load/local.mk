@@ -30,6 +30,12 @@ tests_unit_test_loadhist_SOURCES = tests/unit/test_loadhist.c
 tests_unit_test_loadhist_CFLAGS = $(MBTEST_CFLAGS)
 tests_unit_test_loadhist_LDADD = $(MBTEST_LIBS)
 
+check_PROGRAMS += tests/unit/test_replica
+TESTS += tests/unit/test_replica
+tests_unit_test_replica_SOURCES = tests/unit/test_replica.c
+tests_unit_test_replica_CFLAGS = $(MBTEST_CFLAGS)
+tests_unit_test_replica_LDADD = $(MBTEST_LIBS)
+
 TESTS += tests/integration/load_actions.sh tests/integration/crash_ack.sh
 EXTRA_DIST += tests/integration/load_actions.sh tests/integration/crash_ack.sh \
 	tests/integration/load_lib.sh bench/load-density.sh

@@ -113,7 +113,7 @@ void mb_session_params_default(struct mb_session_params *p)
 	snprintf(p->scenario, sizeof(p->scenario), "online");
 	p->compression = -1;
 	p->warmup_s = -1;
-	snprintf(p->data_dir, sizeof(p->data_dir), "mailbench-data");
+	snprintf(p->data_dir, sizeof(p->data_dir), "%s", MB_DEFAULT_DATA_DIR);
 	p->save_runs = true;
 }
 

@@ -476,7 +476,7 @@ static void usage(FILE *f)
 		"options:\n"
 		"  -s, --scenario NAME  online, cached or a .cfg path (required)\n"
 		"  -u, --users N        users (default: the scenario's run.users)\n"
-		"  -d, --data DIR       data directory (default: ./data)\n"
+		"  -d, --data DIR       data directory (default: " MB_DEFAULT_DATA_DIR ")\n"
 		"  -l, --log-dir DIR    transaction logs under DIR/sgN (default: DATA/sgN/log)\n"
 		"  -S, --scale F        scale of mailbox contents and database cache, (0, 1]\n"
 		"                       (default: the scenario's run.scale; 1 = published profile)\n"
@@ -512,7 +512,7 @@ int mb_cmd_init(int argc, char **argv)
 					   {"restart", no_argument, NULL, 'r'},
 					   {"help", no_argument, NULL, 'h'},
 					   {NULL, 0, NULL, 0}};
-	const char *scen = NULL, *data = "data", *log_dir = NULL;
+	const char *scen = NULL, *data = MB_DEFAULT_DATA_DIR, *log_dir = NULL;
 	int users = 0, opt;
 	double scale = 0;
 	bool restart = false;

@@ -13,6 +13,14 @@ trap load_cleanup EXIT
 load_need
 fail() { echo "FAIL: $*"; echo "--- store log"; tail -20 "$T/store.log"; exit 1; }
 
+# bad input: a clear error and exit code 2, before anything starts
+"$MAILBENCH" load -s online --target nowhere --topology /nonexistent >/dev/null 2>"$T/err"
+[ $? -eq 2 ] && grep -q -- "--target" "$T/err" || fail "bad --target: not exit 2"
+"$MAILBENCH" load -s online --target 127.0.0.1:1 --topology /nonexistent >/dev/null 2>"$T/err"
+[ $? -eq 2 ] && grep -q "nonexistent" "$T/err" || fail "unreadable topology: not exit 2"
+"$MAILBENCH" load -s online --target 127.0.0.1:1 --topology x --accel -1 >/dev/null 2>"$T/err"
+[ $? -eq 2 ] && grep -q -- "--accel" "$T/err" || fail "bad --accel: not exit 2"
+
 timeout 120 "$MAILBENCH" init -s online --users 12 --scale 0.02 --data "$T/data" >"$T/init.log" 2>&1 \
 	|| { cat "$T/init.log"; fail "init"; }
 store_start "$T/data" || fail "store start"
