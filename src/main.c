@@ -17,16 +17,16 @@ struct mb_command {
 };
 
 static const struct mb_command commands[] = {
-	{"scenario", mb_cmd_scenario, "scenario list | show NAME [--json] | fields",
-	 "list the scenarios, or print one loaded and validated"},
-	{"init", mb_cmd_init, "init -s SCENARIO [--users N] [--data DIR] [--scale F]", "create and populate the mailbox databases"},
-	{"store", mb_cmd_store, "store --data DIR [--listen ADDR:PORT] [--stats-fd N]", "the mailbox store server"},
-	{"counters", mb_cmd_counters, "counters [--json|--markdown]", "print the counters table"},
 	{"console", mb_cmd_console, "[console] [-s SCENARIO] [--users N] ...", "the ncurses console (default)"},
 	{"run", mb_cmd_run, "run -s SCENARIO [--duration S] [--json F]", "headless run: table, JSON and CSV"},
+	{"init", mb_cmd_init, "init -s SCENARIO [--users N] [--data DIR] [--scale F]", "create and populate the mailbox databases"},
+	{"store", mb_cmd_store, "store --data DIR [--listen ADDR:PORT] [--stats-fd N]", "the mailbox store server"},
 	{"load", mb_cmd_load, "load -s SCENARIO --target ADDR:PORT --topology F", "the load engine: simulated Outlook users"},
 	{"storage-test", mb_cmd_storage_test, "storage-test [--threads LIST|auto] [--mode transactions|io] ...", "Jetstress-style storage test of the engine"},
 	{"check", mb_cmd_check, "check --data DIR [--cache-mb N] [--quiet]", "integrity check of the databases and logs"},
+	{"scenario", mb_cmd_scenario, "scenario list | show NAME [--json] | fields",
+	 "list the scenarios, or print one loaded and validated"},
+	{"counters", mb_cmd_counters, "counters [--json|--markdown]", "print the counters table"},
 };
 
 static void usage(FILE *f)
