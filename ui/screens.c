@@ -67,12 +67,20 @@ static void draw_title(struct mb_console *c)
 	char buf[512], el[32];
 	enum mb_session_state st = mb_session_state(c->s);
 	fmt_hms(mb_session_elapsed(c->s), el, sizeof(el));
-	snprintf(buf, sizeof(buf),
-		 " mailbench | %s | %s | load %s %s%s | %d users x%g accel scale %g",
-		 screen_names[c->screen], sc ? sc->title : "no scenario", mb_session_state_str(st),
-		 st == MB_SS_RUNNING || st == MB_SS_STOPPING ? el : "",
-		 mb_session_stress_active(c->s) ? " | storage test on" : "", mb_session_users(c->s),
-		 mb_session_accel(c->s), mb_session_scale(c->s));
+	bool run = st == MB_SS_RUNNING || st == MB_SS_STOPPING;
+	if (COLS >= 100 || !sc)
+		snprintf(buf, sizeof(buf),
+			 " mailbench | %s | %s | load %s%s%s%s | %d users x%g accel scale %g",
+			 screen_names[c->screen], sc ? sc->title : "no scenario",
+			 mb_session_state_str(st), run ? " " : "", run ? el : "",
+			 mb_session_stress_active(c->s) ? " | storage test on" : "",
+			 mb_session_users(c->s), mb_session_accel(c->s), mb_session_scale(c->s));
+	else /* narrow: the same facts, shorter */
+		snprintf(buf, sizeof(buf), " %s | S%d %s | load %s%s%s%s | %du x%g sc %g",
+			 screen_names[c->screen], sc->number, sc->name, mb_session_state_str(st),
+			 run ? " " : "", run ? el : "",
+			 mb_session_stress_active(c->s) ? " | stor.test" : "",
+			 mb_session_users(c->s), mb_session_accel(c->s), mb_session_scale(c->s));
 	attrset(mb_term_attr(MB_ST_TITLE));
 	move(0, 0);
 	for (int i = 0; i < COLS; i++)
@@ -83,9 +91,18 @@ static void draw_title(struct mb_console *c)
 
 static void draw_bottom(struct mb_console *c)
 {
-	static const struct mb_fkey keys[] = {{"F1", "Help"},	 {"F2", "Scenar"}, {"F3", "Load"},
-					      {"F4", "Storag"},	 {"F5", "Thresh"}, {"F6", "Runs"},
-					      {"Tab", "Screen"}, {"F10", "Quit"}};
+	/* full words when there is room; F3/F4 say what they will do */
+	bool wide = COLS >= 110;
+	bool load = mb_session_load_active(c->s), stress = mb_session_stress_active(c->s);
+	const struct mb_fkey keys[] = {
+	    {"F1", "Help"},
+	    {"F2", wide ? "Scenario" : "Scenar"},
+	    {"F3", load ? (wide ? "Stop load" : "StopLd") : (wide ? "Start load" : "Load")},
+	    {"F4", stress ? (wide ? "Stop storage" : "StopSt") : (wide ? "Storage test" : "Storag")},
+	    {"F5", wide ? "Thresholds" : "Thresh"},
+	    {"F6", "Runs"},
+	    {"Tab", wide ? "Next screen" : "Screen"},
+	    {"F10", "Quit"}};
 	const char *msg = c->status[0] ? c->status : mb_session_message(c->s);
 	int st = c->status_error || (!c->status[0] && mb_session_failed(c->s)) ? MB_ST_WARN
 									       : MB_ST_NORMAL;
@@ -153,6 +170,70 @@ static void init_progress_line(struct mb_console *c, int y, int x, int w)
 	mb_w_progress(y + 1, x, w, pct, eta);
 }
 
+#define LEGEND_MAX 24
+#define LEGEND_W 512
+
+/* Split text into lines of at most w columns (at spaces when possible);
+ * continuation lines are indented by 4.  Returns the number of lines. */
+static int wrap_legend(const char *text, int w, char out[][LEGEND_W], int max)
+{
+	int n = 0;
+	const char *p = text;
+	if (w < 20)
+		w = 20;
+	while (*p && n < max) {
+		int ind = n > 0 && p != text ? 4 : 0;
+		int room = w - ind;
+		if (room > LEGEND_W - 8)
+			room = LEGEND_W - 8;
+		int l = (int)strlen(p);
+		if (l > room) {
+			l = room;
+			for (int k = room; k > room / 2; k--)
+				if (p[k] == ' ') {
+					l = k;
+					break;
+				}
+		}
+		snprintf(out[n++], LEGEND_W, "%*s%.*s", ind, "", l, p);
+		p += l;
+		while (*p == ' ')
+			p++;
+	}
+	return n;
+}
+
+/* The legend of the overview: the long heading of every shown column
+ * (published headings in full, this run's platform/engine/client mode),
+ * the threshold column excepted.  Returns the number of lines. */
+static int overview_legend(const struct mb_table *t, const struct mb_table_layout *l, int w,
+			   char out[][LEGEND_W], int max)
+{
+	int n = 0;
+	for (int i = 0; i < l->ncols && n < max; i++) {
+		int col = l->col[i];
+		const char *lg = mb_table_heading(t, col, true);
+		if (!lg[0] || !strncmp(mb_table_heading(t, col, false), "threshold", 9))
+			continue;
+		n += wrap_legend(lg, w, out + n, max - n);
+	}
+	/* columns dropped to fit are named too */
+	if (l->ncols < mb_table_cols(t) && n < max) {
+		char buf[256] = "not shown at this width:";
+		for (int c = 0; c < mb_table_cols(t); c++) {
+			bool shown = false;
+			for (int i = 0; i < l->ncols; i++)
+				shown |= l->col[i] == c;
+			if (!shown && strlen(buf) + 16 < sizeof(buf)) {
+				strcat(buf, " ");
+				strncat(buf, mb_table_heading(t, c, false), 12);
+			}
+		}
+		n += wrap_legend(buf, w, out + n, max - n);
+	}
+	return n;
+}
+
 static void draw_overview(struct mb_console *c, int top, int h)
 {
 	const struct mb_scenario *sc = mb_session_scenario(c->s);
@@ -181,34 +262,68 @@ static void draw_overview(struct mb_console *c, int top, int h)
 	in.engine = engine;
 	in.client_mode = mode;
 	in.smt = mb_session_smt(c->s);
+	in.users = mb_session_users(c->s);
+	in.scale = mb_session_scale(c->s);
+	in.accel = mb_session_accel(c->s);
 	struct mb_table *t;
 	if (mb_compare_build(&in, &t))
 		return;
 	struct mb_table_layout l;
 	int side_w = 40;
-	/* the side panel only when the whole table still fits beside it */
+	int rows = mb_table_rows(t);
+	/* the side panel only when the whole table, header cells uncut, fits
+	 * beside it; otherwise the table takes the full width (more room for
+	 * the header cells) and the meters go below it */
 	mb_table_layout(t, COLS - side_w - 2, &l);
-	bool side = l.ncols == mb_table_cols(t);
+	bool side = l.ncols == mb_table_cols(t) && !l.cut;
 	int table_w = side ? COLS - side_w - 2 : COLS;
 	mb_table_layout(t, table_w, &l);
+	char(*legend)[LEGEND_W] = calloc(LEGEND_MAX, LEGEND_W);
+	int nleg = legend ? overview_legend(t, &l, table_w, legend, LEGEND_MAX) : 0;
 	int below = side ? 0 : 2;
 	int th = h - below;
-	int rows = mb_table_rows(t);
-	int maxscroll = rows - (th - 1);
+	/* scrolled content under the heading: the rows, a blank line, the legend */
+	int content = rows + (nleg ? 1 + nleg : 0);
+	/* room for everything: the meters right under the rows, then the legend */
+	bool roomy = !side && 1 + rows + 4 + nleg <= h;
+	if (roomy)
+		content = rows;
+	int maxscroll = content - (th - 1);
 	if (maxscroll < 0)
 		maxscroll = 0;
+	/* Down past the last row scrolls no further than the content */
 	if (c->scroll[MB_SCR_OVERVIEW] > maxscroll)
 		c->scroll[MB_SCR_OVERVIEW] = maxscroll;
-	int shown = mb_w_table(top, 0, th, table_w, t, c->scroll[MB_SCR_OVERVIEW], -1);
+	int scroll = c->scroll[MB_SCR_OVERVIEW];
+	int shown = mb_w_table(top, 0, th, table_w, t, scroll, -1);
+	int used = shown;
+	for (int idx = scroll > rows ? scroll : rows; idx < scroll + th - 1 && idx < content; idx++) {
+		if (idx > rows)
+			mb_w_text(top + 1 + (idx - scroll), 0, table_w, MB_ST_DIM,
+				  legend[idx - rows - 1]);
+		used = idx - scroll + 1;
+	}
+	if (roomy)
+		for (int i = 0; i < nleg; i++)
+			mb_w_text(top + 1 + rows + 4 + i, 0, table_w, MB_ST_DIM, legend[i]);
+	free(legend);
 	mb_table_destroy(t);
 
 	bool saturated = lh[MB_C_LOAD_SATURATED] && live[MB_C_LOAD_SATURATED] > 0;
-	char line[256], v1[32], v2[32], v3[32];
+	char line[512], v1[32], v2[32], v3[32], v4[32];
 	mb_format_value(MB_C_LOADSIM_SCORE_MS, lh[MB_C_LOADSIM_SCORE_MS],
 			live[MB_C_LOADSIM_SCORE_MS], v1, sizeof(v1));
 	mb_format_value(MB_C_USERS, lh[MB_C_USERS], live[MB_C_USERS], v2, sizeof(v2));
 	mb_format_value(MB_C_MACHINE_CPU_PCT, lh[MB_C_MACHINE_CPU_PCT], live[MB_C_MACHINE_CPU_PCT],
 			v3, sizeof(v3));
+	mb_format_value(MB_C_LOAD_CPU_PCT, lh[MB_C_LOAD_CPU_PCT], live[MB_C_LOAD_CPU_PCT], v4,
+			sizeof(v4));
+	enum mb_verdict sv = mb_threshold_eval(&in.th->counter[MB_C_LOADSIM_SCORE_MS],
+					       lh[MB_C_LOADSIM_SCORE_MS], live[MB_C_LOADSIM_SCORE_MS]);
+	int score_st = sv == MB_VERDICT_FAIL ? MB_ST_FAIL : sv == MB_VERDICT_PASS ? MB_ST_PASS
+										 : MB_ST_LIVE;
+	double wu = mb_session_warmup(c->s), el = mb_session_elapsed(c->s);
+	bool warming = mb_session_state(c->s) == MB_SS_RUNNING && el < wu;
 	if (side) {
 		int x = COLS - side_w, y = top;
 		mb_w_text(y++, x, side_w, MB_ST_HEAD, "live, and the last 3 minutes");
@@ -217,28 +332,17 @@ static void draw_overview(struct mb_console *c, int top, int h)
 		spark_row(c, y++, x, side_w, MB_C_CLIENT_LATENCY, "lat ms", live, lh);
 		y++;
 		snprintf(line, sizeof(line), "LoadSim score  %s ms", v1);
-		enum mb_verdict sv =
-		    mb_threshold_eval(&in.th->counter[MB_C_LOADSIM_SCORE_MS],
-				      lh[MB_C_LOADSIM_SCORE_MS], live[MB_C_LOADSIM_SCORE_MS]);
-		mb_w_text(y++, x, side_w,
-			  sv == MB_VERDICT_FAIL	  ? MB_ST_FAIL
-			  : sv == MB_VERDICT_PASS ? MB_ST_PASS
-						  : MB_ST_LIVE,
-			  line);
+		mb_w_text(y++, x, side_w, score_st, line);
 		snprintf(line, sizeof(line), "users on       %s", v2);
 		mb_w_text(y++, x, side_w, MB_ST_NORMAL, line);
 		snprintf(line, sizeof(line), "accel factor   x%g", mb_session_accel(c->s));
 		mb_w_text(y++, x, side_w, MB_ST_NORMAL, line);
 		snprintf(line, sizeof(line), "machine cpu    %s %%", v3);
 		mb_w_text(y++, x, side_w, MB_ST_NORMAL, line);
-		char v4[32];
-		mb_format_value(MB_C_LOAD_CPU_PCT, lh[MB_C_LOAD_CPU_PCT], live[MB_C_LOAD_CPU_PCT],
-				v4, sizeof(v4));
 		snprintf(line, sizeof(line), "load eng. cpu  %s %%", v4);
 		mb_w_text(y++, x, side_w, MB_ST_NORMAL, line);
-		double w = mb_session_warmup(c->s), el = mb_session_elapsed(c->s);
-		if (mb_session_state(c->s) == MB_SS_RUNNING && el < w) {
-			snprintf(line, sizeof(line), "warm-up: %.0f s left", w - el);
+		if (warming) {
+			snprintf(line, sizeof(line), "warm-up: %.0f s left", wu - el);
 			mb_w_text(y++, x, side_w, MB_ST_DIM, line);
 		}
 		if (saturated)
@@ -251,7 +355,7 @@ static void draw_overview(struct mb_console *c, int top, int h)
 			mb_w_text(top + h - 1, x, side_w, MB_ST_DIM, line);
 		}
 	} else {
-		int y = top + shown + 1;
+		int y = top + used + (roomy ? 2 : 1);
 		int w3 = COLS / 3;
 		spark_row(c, y, 0, w3 - 1, MB_C_PROCESSOR_PCT, "cpu %", live, lh);
 		spark_row(c, y, w3, w3 - 1, MB_C_RPC_OPS, "rpc/s", live, lh);
@@ -264,11 +368,25 @@ static void draw_overview(struct mb_console *c, int top, int h)
 			mb_w_text(y + 1, 0, 6, MB_ST_WARN, "init ");
 			mb_w_progress(y + 1, 5, COLS - 5, pct, eta);
 		} else {
-			snprintf(
-			    line, sizeof(line), "score %s ms  users %s  accel x%g  cpu(all) %s%%%s",
-			    v1, v2, mb_session_accel(c->s), v3,
-			    c->scroll[MB_SCR_OVERVIEW] < maxscroll ? "  (Down: more rows)" : "");
+			char wl[48] = "", dl[48] = "";
+			if (warming)
+				snprintf(wl, sizeof(wl), "  warm-up %.0f s left", wu - el);
+			if (sc->column_count > 0 && in.diff_col >= 0 && COLS >= 120)
+				snprintf(dl, sizeof(dl), "  diff vs (%s): < >",
+					 sc->columns[in.diff_col].id);
+			if (COLS >= 100)
+				snprintf(line, sizeof(line),
+					 "score %s ms  users on %s  accel x%g  cpu(all) %s%%  load "
+					 "eng. %s%%%s%s%s",
+					 v1, v2, mb_session_accel(c->s), v3, v4, wl, dl,
+					 scroll < maxscroll ? "  (Down: more)" : "");
+			else
+				snprintf(line, sizeof(line), "score %s ms  on %s  cpu %s%%%s%s", v1,
+					 v2, v3, warming ? "  warm-up" : "",
+					 scroll < maxscroll ? "  (Down: more)" : "");
 			mb_w_text(y + 1, 0, COLS, MB_ST_NORMAL, line);
+			/* the score in its threshold's colour */
+			mb_w_text(y + 1, 6, (int)strlen(v1), score_st, v1);
 		}
 	}
 }
@@ -331,6 +449,10 @@ static void draw_storage(struct mb_console *c, int top, int h)
 		mb_table_set_cell(t, R_READ, i, buf);
 		snprintf(buf, sizeof(buf), "%.2f", ref->log_write_ms);
 		mb_table_set_cell(t, R_LOG, i, buf);
+		/* the published rows give averages only */
+		for (int r = R_READ95; r <= R_LOG99; r++)
+			if (r != R_LOG)
+				mb_table_set_cell(t, r, i, "n/a");
 		mb_table_set_cell(t, R_VERDICT, i,
 				  mb_verdict_str(mb_storage_verdict(th, true, ref->db_read_ms, true,
 								    ref->log_write_ms)));
@@ -369,8 +491,9 @@ static void draw_storage(struct mb_console *c, int top, int h)
 				r99 = R_LOG99;
 			}
 			if (k == 0) {
-				mb_table_set_cell(t, r95, col, "");
-				mb_table_set_cell(t, r99, col, "");
+				/* percentiles are kept for the whole test only */
+				mb_table_set_cell(t, r95, col, "n/a");
+				mb_table_set_cell(t, r99, col, "n/a");
 				continue;
 			}
 			if (L->has)
@@ -388,15 +511,21 @@ static void draw_storage(struct mb_console *c, int top, int h)
 	int shown = mb_w_table(top, 0, h - 4, COLS, t, 0, -1);
 	mb_table_destroy(t);
 	int y = top + shown + 2;
-	char line[256];
+	char line[512];
 	snprintf(line, sizeof(line),
 		 "storage test %s, %d threads  (t/F4 start/stop, +/- threads)  pass: read avg < "
 		 "%.1f ms, log write avg < %.1f ms",
 		 running ? "RUNNING" : "stopped", mb_session_stress_threads(c->s),
 		 th->storage_read_ms_max, th->storage_log_ms_max);
 	mb_w_text(y, 0, COLS, running ? MB_ST_LIVE : MB_ST_NORMAL, line);
-	if (st && st->ref_heading[0])
-		mb_w_text(y + 1, 0, COLS, MB_ST_DIM, st->ref_heading);
+	y++;
+	if (st && st->ref_heading[0]) {
+		snprintf(line, sizeof(line), "pub N: published, N threads: %s", st->ref_heading);
+		mb_w_text(y++, 0, COLS, MB_ST_DIM, line);
+	}
+	mb_w_text(y++, 0, COLS, MB_ST_DIM,
+		  "live: this test, last 10 seconds; test avg: average after its warm-up, "
+		  "p95/p99 since it started");
 }
 
 /* ---- actions ---- */
@@ -606,15 +735,15 @@ static void draw_runs(struct mb_console *c, int top, int h)
 		return;
 	}
 	struct mb_table *t;
-	if (mb_table_create(8, &t))
+	if (mb_table_create(9, &t))
 		return;
-	static const char *const heads[] = {"scenario", "users",    "accel", "compr",
+	static const char *const heads[] = {"scenario", "users", "scale",    "accel", "compr",
 					    "measured", "rpc op/s", "cpu %", "verdict"};
-	for (int i = 0; i < 8; i++) {
+	for (int i = 0; i < 9; i++) {
 		mb_table_set_heading(t, i, heads[i], NULL);
 		mb_table_set_priority(t, i, 10 - i);
 	}
-	mb_table_set_priority(t, 7, 9);
+	mb_table_set_priority(t, 8, 9);
 	char buf[64];
 	for (size_t i = 0; i < n; i++) {
 		const struct mb_run_summary *s = mb_run_list_at(c->runs, i);
@@ -626,18 +755,20 @@ static void draw_runs(struct mb_console *c, int top, int h)
 		mb_table_set_cell(t, r, 0, s->scenario);
 		snprintf(buf, sizeof(buf), "%d", s->users);
 		mb_table_set_cell(t, r, 1, buf);
-		snprintf(buf, sizeof(buf), "%g", s->accel);
+		snprintf(buf, sizeof(buf), "%g", s->scale);
 		mb_table_set_cell(t, r, 2, buf);
-		mb_table_set_cell(t, r, 3, s->compression ? "on" : "off");
+		snprintf(buf, sizeof(buf), "%g", s->accel);
+		mb_table_set_cell(t, r, 3, buf);
+		mb_table_set_cell(t, r, 4, s->compression ? "on" : "off");
 		snprintf(buf, sizeof(buf), "%.0f s", s->measured_s);
-		mb_table_set_cell(t, r, 4, buf);
+		mb_table_set_cell(t, r, 5, buf);
 		mb_format_value(MB_C_RPC_OPS, s->has[MB_C_RPC_OPS], s->avg[MB_C_RPC_OPS], buf,
 				sizeof(buf));
-		mb_table_set_cell(t, r, 5, buf);
+		mb_table_set_cell(t, r, 6, buf);
 		mb_format_value(MB_C_PROCESSOR_PCT, s->has[MB_C_PROCESSOR_PCT],
 				s->avg[MB_C_PROCESSOR_PCT], buf, sizeof(buf));
-		mb_table_set_cell(t, r, 6, buf);
-		mb_table_set_cell(t, r, 7, s->failed ? "failed" : mb_verdict_str(s->overall));
+		mb_table_set_cell(t, r, 7, buf);
+		mb_table_set_cell(t, r, 8, s->failed ? "failed" : mb_verdict_str(s->overall));
 		mb_table_set_verdict(t, r, s->overall);
 	}
 	int sel = c->sel[MB_SCR_RUNS];
@@ -876,8 +1007,14 @@ static void draw_scenario(struct mb_console *c, int top, int h)
 	snprintf(lines[nl++], 256,
 		 "run: duration %g s, warm-up %g s, ramp %g s, compression %s by default",
 		 sc->duration_s, sc->warmup_s, sc->ramp_s, sc->compression ? "on" : "off");
+	double accel = mb_session_accel(c->s);
+	snprintf(lines[nl++], 256,
+		 "this run: %d users, mailboxes of about %.1f MB (scale %g), one 8-hour day every "
+		 "%.1f min (accel x%g)",
+		 mb_session_users(c->s), sc->mailbox_mb * mb_session_scale(c->s),
+		 mb_session_scale(c->s), accel > 0 ? 480.0 / accel : 0.0, accel);
 	for (int i = 0; i < nl && y < top + h; i++)
-		mb_w_text(y++, 2, COLS - 2, MB_ST_NORMAL, lines[i]);
+		mb_w_text(y++, 2, COLS - 2, i == nl - 1 ? MB_ST_LIVE : MB_ST_NORMAL, lines[i]);
 	if (y >= top + h)
 		return;
 	mb_w_text(y++, 2, COLS - 2, MB_ST_HEAD, "actions per 8-hour day");
@@ -916,8 +1053,12 @@ static void draw_help(struct mb_console *c, int top, int h)
 	    "Tab         next screen               Up/Down, PgUp/PgDn  select, scroll",
 	    "< >         overview: published column the difference is taken against",
 	    "F10 or q    quit (asks while a run is active); Esc closes a dialog",
+	    "+ / - or Left/Right   storage screen: threads (restarts a running test)",
+	    "I           scenario screen: re-initialise the data directory from scratch",
 	    "",
 	    "live: mean of the last 10 s; run avg: mean after the warm-up; n/a: not measured.",
+	    "The legend under the overview's table names every column in full (published",
+	    "headings; this run's platform, engine, client mode); Down scrolls to it.",
 	    "Rows are coloured by their thresholds (monochrome: '!' marks a failing row).",
 	    "Every figure comes from the store, the load engine, the storage test or",
 	    "this machine's /proc, measured during this run.",
@@ -971,7 +1112,9 @@ void mb_console_draw(struct mb_console *c)
 			 i < MB_COUNTER_COUNT	 ? mb_counters[i].label
 			 : i == MB_COUNTER_COUNT ? "storage db read avg (ms)"
 						 : "storage log write avg (ms)");
-		static const char *const l[] = {"", "", "Enter saves, Esc cancels"};
+		const char *const l[] = {
+		    "", "", i < MB_COUNTER_COUNT ? "e.g. <= 80, > 5 or none; Enter saves, Esc cancels"
+						 : "a limit in ms; Enter saves, Esc cancels"};
 		int y = mb_w_dialog(title, l, 3, 50);
 		mb_input_draw(&c->input, y, (COLS - 46) / 2, 44);
 	}
@@ -1096,24 +1239,6 @@ void mb_console_key(struct mb_console *c, int key)
 {
 	if (c->quitting)
 		return;
-	if (c->show_failure && !c->confirm_quit && !c->quitting) {
-		const char *l[12];
-		size_t n = 0;
-		static char tail[2048];
-		snprintf(tail, sizeof(tail), "%s", mb_session_failure_detail(c->s));
-		l[n++] = mb_session_message(c->s);
-		l[n++] = "";
-		l[n++] = tail[0] ? "last lines of its error output:" : "(no error output)";
-		/* the last lines, at most 8 */
-		char *lines[64];
-		size_t k = 0;
-		for (char *p = strtok(tail, "\n"); p && k < 64; p = strtok(NULL, "\n"))
-			lines[k++] = p;
-		for (size_t i = k > 8 ? k - 8 : 0; i < k; i++)
-			l[n++] = lines[i];
-		l[n++] = "(any key closes; the run is marked failed)";
-		mb_w_dialog("run failed", l, n, 50);
-	}
 	if (c->show_failure) {
 		c->show_failure = false;
 		return;

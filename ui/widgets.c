@@ -121,6 +121,26 @@ void mb_w_bar(int y, int x, int w, double frac, int style)
 	}
 }
 
+/* A bar with its extent always visible: "[" fill "]". */
+static void framed_bar(int y, int x, int w, double frac, int style)
+{
+	if (w < 3) {
+		mb_w_bar(y, x, w, frac, style);
+		return;
+	}
+	mvaddch(y, x, '[');
+	mvaddch(y, x + w - 1, ']');
+	if (!(frac >= 0))
+		frac = 0;
+	if (frac > 1)
+		frac = 1;
+	int in = w - 2, fill = (int)lround(frac * in);
+	attrset(mb_term_attr((enum mb_style)style));
+	for (int i = 0; i < in; i++)
+		mvaddch(y, x + 1 + i, i < fill ? (mb_term_color() ? ' ' | A_REVERSE : '#') : '.');
+	attrset(A_NORMAL);
+}
+
 void mb_w_progress(int y, int x, int w, double pct, double eta_s)
 {
 	char tail[48];
@@ -135,7 +155,7 @@ void mb_w_progress(int y, int x, int w, double pct, double eta_s)
 		mb_w_text(y, x, w, MB_ST_NORMAL, tail);
 		return;
 	}
-	mb_w_bar(y, x, bw, pct / 100.0, MB_ST_PASS);
+	framed_bar(y, x, bw, pct / 100.0, MB_ST_PASS);
 	mb_w_text(y, x + bw, tw, MB_ST_NORMAL, tail);
 }
 
@@ -148,7 +168,10 @@ void mb_w_funcbar(int y, int w, const struct mb_fkey *keys, size_t n)
 		mb_w_text(y, x, w - x, MB_ST_FKEY, keys[i].key);
 		x += kl;
 		char lab[32];
-		snprintf(lab, sizeof(lab), "%-7s", keys[i].label);
+		if (strlen(keys[i].label) < 7)
+			snprintf(lab, sizeof(lab), "%-7s", keys[i].label);
+		else
+			snprintf(lab, sizeof(lab), "%s ", keys[i].label);
 		int ll = (int)strlen(lab);
 		mb_w_text(y, x, w - x, MB_ST_FLABEL, lab);
 		x += ll;

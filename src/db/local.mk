@@ -2,11 +2,6 @@
 # recovery, check), its unit tests and benchmark helpers (included by
 # Makefile.am).
 noinst_LIBRARIES += src/db/libmbdb.a
-# page and log checksums: ISA-L's crc32_gzip_refl (the zlib CRC-32, about
-# 15x faster than zlib's own on 32 KB pages); everything linking libmbdb.a
-# links MB_EXT_LIBS, so the library is added there
-MB_EXT_LIBS += $(ISAL_LIBS)
-AM_CFLAGS += $(ISAL_CFLAGS)
 src_db_libmbdb_a_SOURCES = \
 	src/db/io.c src/db/io.h \
 	src/db/db.h src/db/dbint.h \

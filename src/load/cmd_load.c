@@ -74,6 +74,7 @@ struct run {
 	struct mb_load_stats *total, *win;
 	uv_timer_t tick, end;
 	uv_signal_t sigint, sigterm;
+	int stopping;   /* stop_all ran: later signals are absorbed */
 	double t_last, t0;
 	struct mb_proc_sample ps_last;
 	bool have_ps;
@@ -247,14 +248,26 @@ static void sample(struct run *r, bool final)
 	json_decref(x);
 }
 
+/* Stop the run's timers so the loop ends.  The signal handles stay open
+ * (unreferenced) until the very end, so a second SIGTERM during the
+ * shutdown (timeout(1) and process-group kills send two) is absorbed
+ * instead of killing the process with the default action. */
 static void stop_all(struct run *r)
 {
+	if (r->stopping)
+		return;
+	r->stopping = 1;
 	uv_timer_stop(&r->tick);
 	uv_timer_stop(&r->end);
 	uv_close((uv_handle_t *)&r->tick, NULL);
 	uv_close((uv_handle_t *)&r->end, NULL);
+}
+
+static void close_signals(struct run *r, uv_loop_t *loop)
+{
 	uv_close((uv_handle_t *)&r->sigint, NULL);
 	uv_close((uv_handle_t *)&r->sigterm, NULL);
+	uv_run(loop, UV_RUN_DEFAULT);
 }
 
 static void tick_cb(uv_timer_t *t)
@@ -533,7 +546,8 @@ int mb_cmd_load(int argc, char **argv)
 		fprintf(stderr, "mailbench load: cannot start: %s\n", mb_strerror(rc));
 		exit_code = MB_EXIT_RUNTIME;
 		stop_all(&r);
-		uv_run(loop, UV_RUN_DEFAULT);
+		close_signals(&r, loop);
+		uv_loop_close(loop);
 		goto out;
 	}
 	r.t0 = r.t_last = mb_now_s();
@@ -544,6 +558,8 @@ int mb_cmd_load(int argc, char **argv)
 		uv_timer_start(&r.end, end_cb, (uint64_t)(duration * 1000), 0);
 	uv_signal_start(&r.sigint, signal_cb, SIGINT);
 	uv_signal_start(&r.sigterm, signal_cb, SIGTERM);
+	uv_unref((uv_handle_t *)&r.sigint);
+	uv_unref((uv_handle_t *)&r.sigterm);
 	uv_run(loop, UV_RUN_DEFAULT);
 	mb_engine_stop(r.eng);
 	sample(&r, true);
@@ -551,6 +567,7 @@ int mb_cmd_load(int argc, char **argv)
 		mb_stats_write_end(r.w);
 	else
 		print_summary(&r);
+	close_signals(&r, loop);
 	uv_loop_close(loop);
 out:
 	mb_engine_destroy(r.eng);

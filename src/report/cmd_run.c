@@ -150,10 +150,10 @@ static int table_width(void)
 static void print_latency(FILE *f, const char *what, const struct mb_latency *l)
 {
 	if (!l->has) {
-		fprintf(f, "%-26s n/a\n", what);
+		fprintf(f, "%-30s n/a\n", what);
 		return;
 	}
-	fprintf(f, "%-26s mean %.2f  p50 %.2f  p95 %.2f  p99 %.2f  max %.2f ms  (%llu)\n", what,
+	fprintf(f, "%-30s mean %.2f  p50 %.2f  p95 %.2f  p99 %.2f  max %.2f ms  (%llu)\n", what,
 		l->mean_ms, l->p50_ms, l->p95_ms, l->p99_ms, l->max_ms,
 		(unsigned long long)l->count);
 }
@@ -197,14 +197,14 @@ static void print_report(struct mb_session *s, const struct mb_run_summary *sum,
 		if (mb_counters[id].source == MB_SRC_STRESS && !sum->storage_test)
 			continue;
 		mb_format_value(id, sum->has[id], sum->avg[id], val, sizeof(val));
-		fprintf(f, "%-26s %s\n", mb_counters[id].label, val);
+		fprintf(f, "%-30s %s\n", mb_counters[id].label, val);
 	}
 	print_latency(f, "RPC round trip", &sum->rpc_latency);
 	print_latency(f, "action response", &sum->action_latency);
 	if (sum->has_score)
-		fprintf(f, "%-26s %.0f ms\n", "LoadSim score (p95)", sum->score_ms);
+		fprintf(f, "%-30s %.0f ms\n", "LoadSim score (p95)", sum->score_ms);
 	else
-		fprintf(f, "%-26s n/a\n", "LoadSim score (p95)");
+		fprintf(f, "%-30s n/a\n", "LoadSim score (p95)");
 	if (sum->has[MB_C_LOAD_SATURATED] && sum->avg[MB_C_LOAD_SATURATED] > 0)
 		fprintf(
 		    f,
@@ -246,12 +246,12 @@ static void print_report(struct mb_session *s, const struct mb_run_summary *sum,
 		char th[48];
 		mb_threshold_text(thr, (enum mb_counter_id)i, th, sizeof(th));
 		mb_format_value((enum mb_counter_id)i, sum->has[i], sum->avg[i], val, sizeof(val));
-		fprintf(f, "  %-26s %-12s %12s  %s\n", mb_counters[i].label, th, val,
+		fprintf(f, "  %-30s %-12s %12s  %s\n", mb_counters[i].label, th, val,
 			mb_verdict_str(sum->verdict[i]));
 		nth++;
 	}
 	if (sum->storage_test)
-		fprintf(f, "  %-26s read < %.2f ms, log write < %.2f ms: %s\n", "storage test",
+		fprintf(f, "  %-30s read < %.2f ms, log write < %.2f ms: %s\n", "storage test",
 			sum->thresholds.storage_read_ms_max, sum->thresholds.storage_log_ms_max,
 			mb_verdict_str(sum->storage_verdict));
 	else if (nth == 0)
@@ -382,6 +382,23 @@ int mb_cmd_run(int argc, char **argv)
 		p.duration_s = mb_session_scenario(r.s)->duration_s;
 		if (p.duration_s <= 0)
 			p.duration_s = 60;
+	}
+	/* the averages need measured time after the warm-up */
+	if (p.warmup_s >= p.duration_s) {
+		fprintf(stderr, "mailbench run: --warmup %g must be shorter than the run (%g s)\n",
+			p.warmup_s, p.duration_s);
+		mb_session_destroy(r.s);
+		uv_run(&r.loop, UV_RUN_DEFAULT);
+		uv_loop_close(&r.loop);
+		return MB_EXIT_USAGE;
+	}
+	if (p.warmup_s < 0 && mb_session_warmup(r.s) * 2 > p.duration_s) {
+		/* a short run: the scenario's warm-up would leave too little */
+		p.warmup_s = floor(p.duration_s / 3);
+		fprintf(stderr,
+			"mailbench run: warm-up %g s (a third of the run; the scenario's %g s "
+			"would leave too little to average; --warmup sets it)\n",
+			p.warmup_s, mb_session_warmup(r.s));
 	}
 	if (storage)
 		p.stress_duration_s = p.duration_s;

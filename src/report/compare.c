@@ -22,6 +22,43 @@ void mb_compare_mode_str(enum mb_client_mode mode, bool compression, char *buf, 
 
 static const char *smt_str(int smt) { return smt < 0 ? "n/a" : smt ? "on" : "off"; }
 
+void mb_compare_column_legend(const struct mb_scenario *sc, int col, char *buf, size_t len)
+{
+	if (col < 0 || col >= sc->column_count) {
+		if (len)
+			buf[0] = '\0';
+		return;
+	}
+	const struct mb_published_column *pc = &sc->columns[col];
+	/* the heading, then the header fields it does not already name */
+	const char *fields[3] = {pc->platform, pc->engine, pc->client};
+	size_t o = 0;
+	int n = snprintf(buf, len, "%s", pc->heading[0] ? pc->heading : pc->id);
+	o = n < 0 ? 0 : (size_t)n < len ? (size_t)n : len - 1;
+	const char *sep = "; ";
+	for (int i = 0; i < 3 && o < len; i++) {
+		if (!fields[i][0] || strstr(pc->heading, fields[i]))
+			continue;
+		n = snprintf(buf + o, len - o, "%s%s", sep, fields[i]);
+		o = n < 0 ? o : o + (size_t)n < len ? o + (size_t)n : len - 1;
+		sep = ", ";
+	}
+	if (pc->smt == 1 && !strstr(pc->heading, "Hyper-Threading") && !strstr(pc->heading, "SMT") &&
+	    o < len)
+		snprintf(buf + o, len - o, ", SMT on");
+}
+
+void mb_compare_run_desc(const struct mb_compare_input *in, char *buf, size_t len)
+{
+	char who[128] = "";
+	if (in->users > 0)
+		snprintf(who, sizeof(who), "; %d users, scale %g, accel x%g", in->users, in->scale,
+			 in->accel);
+	snprintf(buf, len, "%s; %s; %s; SMT %s%s", in->platform ? in->platform : "n/a",
+		 in->engine ? in->engine : "n/a", in->client_mode ? in->client_mode : "n/a",
+		 smt_str(in->smt), who);
+}
+
 int mb_compare_build(const struct mb_compare_input *in, struct mb_table **out)
 {
 	const struct mb_scenario *sc = in->sc;
@@ -41,37 +78,53 @@ int mb_compare_build(const struct mb_compare_input *in, struct mb_table **out)
 	int rc = mb_table_create(ncols, &t);
 	if (rc)
 		return rc;
-	char sh[MB_TABLE_CELL_MAX], lg[512], buf[MB_TABLE_CELL_MAX];
+	char sh[MB_TABLE_CELL_MAX], lg[2048], buf[MB_TABLE_CELL_MAX], desc[1024];
+	mb_compare_run_desc(in, desc, sizeof(desc));
 	for (int c = 0; c < npub; c++) {
 		snprintf(sh, sizeof(sh), "(%s)", sc->columns[c].id);
-		snprintf(lg, sizeof(lg), "%s (published)", sc->columns[c].heading);
+		mb_compare_column_legend(sc, c, lg, sizeof(lg));
 		mb_table_set_heading(t, c, sh, lg);
 		mb_table_set_priority(t, c, c == in->diff_col ? 60 : 50 - c);
 	}
 	if (c_pin >= 0) {
 		char label[128];
 		mb_summary_label(in->pinned, label, sizeof(label));
-		snprintf(lg, sizeof(lg), "pinned saved run %s (%s)", in->pinned->id, label);
+		const struct mb_run_summary *p = in->pinned;
+		snprintf(lg, sizeof(lg),
+			 "pinned: saved run %s (%s): %s; %s; %s; SMT %s; %d users, scale %g, accel x%g",
+			 p->id, label, p->platform, p->engine, p->client_mode, smt_str(p->smt),
+			 p->users, p->scale, p->accel);
 		mb_table_set_heading(t, c_pin, "pinned", lg);
 		mb_table_set_priority(t, c_pin, 65);
 	}
 	if (c_live >= 0) {
-		mb_table_set_heading(t, c_live, "live", "this run, last 10 seconds");
+		snprintf(lg, sizeof(lg), "live: this run, last 10 seconds: %s", desc);
+		mb_table_set_heading(t, c_live, "live", lg);
 		mb_table_set_priority(t, c_live, 100);
 	}
 	if (c_avg >= 0) {
-		mb_table_set_heading(t, c_avg, "run avg", "this run, average after warm-up");
+		if (c_live >= 0)
+			snprintf(lg, sizeof(lg), "run avg: this run, average after the warm-up");
+		else
+			snprintf(lg, sizeof(lg), "run avg: this run, average after the warm-up: %s",
+				 desc);
+		mb_table_set_heading(t, c_avg, "run avg", lg);
 		mb_table_set_priority(t, c_avg, 90);
 	}
 	if (c_diff >= 0) {
 		snprintf(sh, sizeof(sh), "vs (%s)", sc->columns[in->diff_col].id);
-		snprintf(lg, sizeof(lg), "this run (average, else live) against published (%s), %%",
-			 sc->columns[in->diff_col].id);
+		snprintf(lg, sizeof(lg),
+			 "vs (%s): this run (average, else live) against published (%s), in %%",
+			 sc->columns[in->diff_col].id, sc->columns[in->diff_col].id);
 		mb_table_set_heading(t, c_diff, sh, lg);
 		mb_table_set_priority(t, c_diff, 80);
 	}
-	mb_table_set_heading(t, c_thr, "threshold", "pass/fail threshold");
-	mb_table_set_priority(t, c_thr, 70);
+	mb_table_set_heading(t, c_thr, "threshold", "threshold: the row's pass/fail threshold");
+	/* an empty threshold column is the first to give way */
+	bool any_thr = false;
+	for (int id = 0; id < MB_PUBLISHED_COUNT; id++)
+		any_thr |= in->th->counter[id].cmp != MB_CMP_NONE;
+	mb_table_set_priority(t, c_thr, any_thr ? 70 : 0);
 
 	static const char *const hdr[] = {"server platform", "engine", "client mode", "SMT"};
 	for (int h = 0; h < 4; h++) {
@@ -100,8 +153,10 @@ int mb_compare_build(const struct mb_compare_input *in, struct mb_table **out)
 					    : smt_str(in->smt);
 		if (c_live >= 0)
 			mb_table_set_cell(t, r, c_live, mine ? mine : "n/a");
+		/* beside the live column the same text again would only take room */
 		if (c_avg >= 0)
-			mb_table_set_cell(t, r, c_avg, mine ? mine : "n/a");
+			mb_table_set_cell(t, r, c_avg,
+					  c_live >= 0 ? (h == 0 ? "as live" : "") : mine ? mine : "n/a");
 	}
 	if ((rc = mb_table_add_row(t, "", MB_ROW_SEPARATOR, NULL)))
 		goto fail;

@@ -7,7 +7,9 @@
  * live value (10 s window, optional), run average (after warm-up), the
  * difference to a chosen published column, and the threshold.  Rows carry
  * the verdict of their threshold against live (or, without live, the
- * average).  Invariant: every run figure comes from the input arrays; an
+ * average).  Long headings (mb_table_heading(t, c, true)) are the legend:
+ * a published column's full heading, this run's full platform, engine,
+ * client mode, SMT, users, scale and accel.  Invariant: every run figure comes from the input arrays; an
  * unmeasured one reads "n/a".
  */
 #ifndef MB_REPORT_COMPARE_H
@@ -28,10 +30,19 @@ struct mb_compare_input {
 	const struct mb_run_summary *pinned; /* NULL: none */
 	const char *platform, *engine, *client_mode;
 	int smt; /* 1, 0, -1 unknown */
+	int users; /* > 0: named in the run's legend with scale and accel */
+	double scale, accel;
 };
 
 /* Build the table (rows tagged with their counter id, -1 for header rows). */
 int mb_compare_build(const struct mb_compare_input *in, struct mb_table **out);
+
+/* The legend text of published column col: its heading, then the header
+ * fields (platform, engine, client, SMT) the heading does not name. */
+void mb_compare_column_legend(const struct mb_scenario *sc, int col, char *buf, size_t len);
+/* "platform; engine; client mode; SMT x[; N users, scale F, accel xA]" of
+ * this run. */
+void mb_compare_run_desc(const struct mb_compare_input *in, char *buf, size_t len);
 
 /* Engine and client-mode header strings of this run. */
 void mb_compare_engine_str(const struct mb_scenario *sc, char *buf, size_t len);

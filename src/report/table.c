@@ -7,7 +7,7 @@
 
 #include "core/error.h"
 
-#define HEADER_CELL_MAX 24
+#define HEADER_CELL_MAX 40
 #define HEADER_CELL_MIN 8
 #define GAP 2
 
@@ -26,7 +26,7 @@ struct trow {
 struct mb_table {
 	int ncols;
 	char shortname[MB_TABLE_MAX_COLS][MB_TABLE_CELL_MAX];
-	char longname[MB_TABLE_MAX_COLS][256];
+	char longname[MB_TABLE_MAX_COLS][512];
 	int prio[MB_TABLE_MAX_COLS];
 	struct trow *rows;
 	int nrows, cap;
@@ -170,12 +170,17 @@ int mb_table_layout(const struct mb_table *t, int width, struct mb_table_layout 
 		if (n > label_w)
 			label_w = n;
 	}
-	int w[MB_TABLE_MAX_COLS];
+	int w[MB_TABLE_MAX_COLS], full[MB_TABLE_MAX_COLS];
 	bool shown[MB_TABLE_MAX_COLS];
 	int sum = 0;
-	int min_label = label_w < 12 ? label_w : 12;
+	/* labels name the rows: keep a quarter of the width for them (at
+	 * least 12) before the label column is cut */
+	int keep = width / 4 > 12 ? width / 4 : 12;
+	int min_label = label_w < keep ? label_w : keep;
+	for (int c = 0; c < t->ncols; c++)
+		full[c] = col_width(t, c, MB_TABLE_CELL_MAX);
 	/* header rows (long text) give way first: narrower header cells */
-	for (int cap = HEADER_CELL_MAX; cap >= HEADER_CELL_MIN; cap -= 2) {
+	for (int cap = HEADER_CELL_MAX; cap >= HEADER_CELL_MIN; cap--) {
 		sum = 0;
 		for (int c = 0; c < t->ncols; c++) {
 			w[c] = col_width(t, c, cap);
@@ -198,11 +203,26 @@ int mb_table_layout(const struct mb_table *t, int width, struct mb_table_layout 
 	}
 	if (label_w + sum > width)
 		label_w = width - sum > min_label ? width - sum : min_label;
+	/* width left over goes to the header cells that were cut, a column
+	 * at a time in turn */
+	int spare = width - label_w - sum;
+	for (bool grew = true; spare > 0 && grew;) {
+		grew = false;
+		for (int c = 0; c < t->ncols && spare > 0; c++) {
+			if (!shown[c] || full[c] <= w[c])
+				continue;
+			w[c]++;
+			spare--;
+			grew = true;
+		}
+	}
 	out->label_w = label_w;
 	out->total_w = label_w;
 	for (int c = 0; c < t->ncols; c++) {
 		if (!shown[c])
 			continue;
+		if (w[c] < full[c])
+			out->cut = true;
 		out->col[out->ncols] = c;
 		out->w[out->ncols] = w[c];
 		out->ncols++;
@@ -295,6 +315,15 @@ int mb_table_col_offset(const struct mb_table_layout *l, int shown_index)
 	return o + GAP;
 }
 
+/* Trailing blanks off (empty cells at the end of a printed line). */
+static char *rtrim(char *s)
+{
+	size_t n = strlen(s);
+	while (n > 0 && s[n - 1] == ' ')
+		s[--n] = '\0';
+	return s;
+}
+
 void mb_table_print(const struct mb_table *t, FILE *f, int width)
 {
 	struct mb_table_layout l;
@@ -304,12 +333,13 @@ void mb_table_print(const struct mb_table *t, FILE *f, int width)
 	if (!buf)
 		return;
 	mb_table_format_heading(t, &l, buf, len);
-	fprintf(f, "%s\n", buf);
+	fprintf(f, "%s\n", rtrim(buf));
 	for (int r = 0; r < t->nrows; r++) {
 		mb_table_format_row(t, &l, r, buf, len);
-		fprintf(f, "%s\n", buf);
+		fprintf(f, "%s\n", rtrim(buf));
 	}
 	free(buf);
+	fprintf(f, "\n");
 	for (int i = 0; i < l.ncols; i++) {
 		int c = l.col[i];
 		if (!t->longname[c][0])

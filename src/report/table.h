@@ -3,9 +3,11 @@
  *
  * Cells are strings; rows are header rows (text, e.g. server platform),
  * separators or counter rows carrying a verdict (for colour).  Layout fits
- * the table into a width: columns are dropped lowest priority first, then
- * the label column shrinks (never below 12); cells that do not fit are cut
- * with '~'.  Invariant: every formatted line is exactly layout.total_w
+ * the table into a width: header-row cells narrow first (from 40 down to 8
+ * characters; width left over goes back to the cut ones), then columns are
+ * dropped lowest priority first (the label column keeps a quarter of the
+ * width), then the label column shrinks (never below 12); cells that do not fit are cut with '~' (the long headings,
+ * printed as a legend, carry the full text).  Invariant: every formatted line is exactly layout.total_w
  * characters (ASCII), so screens can draw and scroll it cell-aligned.
  */
 #ifndef MB_REPORT_TABLE_H
@@ -30,6 +32,7 @@ struct mb_table_layout {
 	int col[MB_TABLE_MAX_COLS]; /* their indices, in table order */
 	int w[MB_TABLE_MAX_COLS];   /* their widths */
 	int total_w;
+	bool cut; /* some shown column's cells are cut (header rows) */
 };
 
 int mb_table_create(int ncols, struct mb_table **out);

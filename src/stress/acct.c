@@ -129,8 +129,7 @@ int mb_stress_acct_slot(struct mb_stress_acct *a, struct mb_stress_slot **out)
 	return 0;
 }
 
-void mb_stress_slot_record(struct mb_stress_slot *s, enum mb_xfer kind, uint64_t ns,
-			   uint64_t bytes)
+void mb_stress_slot_record(struct mb_stress_slot *s, enum mb_xfer kind, uint64_t ns, uint64_t bytes)
 {
 	pthread_mutex_lock(&s->mu);
 	mb_hist_record(s->win.hist[kind], ns);
@@ -146,8 +145,8 @@ void mb_stress_slot_txn(struct mb_stress_slot *s)
 	pthread_mutex_unlock(&s->mu);
 }
 
-void mb_stress_slot_error(struct mb_stress_slot *s, const char *file, uint64_t offset,
-			  int code, const char *what)
+void mb_stress_slot_error(struct mb_stress_slot *s, const char *file, uint64_t offset, int code,
+			  const char *what)
 {
 	pthread_mutex_lock(&s->mu);
 	s->win.errors++;
@@ -157,7 +156,8 @@ void mb_stress_slot_error(struct mb_stress_slot *s, const char *file, uint64_t o
 	a->errors++;
 	if (!a->have_first) {
 		a->have_first = true;
-		snprintf(a->first_what, sizeof(a->first_what), "%s", what ? what : mb_strerror(code));
+		snprintf(a->first_what, sizeof(a->first_what), "%s",
+			 what ? what : mb_strerror(code));
 		snprintf(a->first_file, sizeof(a->first_file), "%s", file ? file : "?");
 		a->first_offset = offset;
 		a->first_code = code;
@@ -252,10 +252,7 @@ void mb_stress_window_destroy(struct mb_stress_window *w)
 	free(w);
 }
 
-void mb_stress_window_reset(struct mb_stress_window *w)
-{
-	win_clear(w);
-}
+void mb_stress_window_reset(struct mb_stress_window *w) { win_clear(w); }
 
 void mb_stress_window_merge(struct mb_stress_window *dst, const struct mb_stress_window *src)
 {

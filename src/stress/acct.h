@@ -22,12 +22,7 @@
 
 struct mb_hist;
 
-enum mb_xfer {
-	MB_XFER_DB_READ = 0,
-	MB_XFER_DB_WRITE,
-	MB_XFER_LOG_WRITE,
-	MB_XFER_COUNT
-};
+enum mb_xfer { MB_XFER_DB_READ = 0, MB_XFER_DB_WRITE, MB_XFER_LOG_WRITE, MB_XFER_COUNT };
 
 struct mb_stress_acct;
 struct mb_stress_slot;
@@ -44,8 +39,8 @@ void mb_stress_slot_record(struct mb_stress_slot *s, enum mb_xfer kind, uint64_t
 /* One committed transaction (transactions mode). */
 void mb_stress_slot_txn(struct mb_stress_slot *s);
 /* An I/O error or a checksum mismatch at file:offset (code: MB_E*). */
-void mb_stress_slot_error(struct mb_stress_slot *s, const char *file, uint64_t offset,
-			  int code, const char *what);
+void mb_stress_slot_error(struct mb_stress_slot *s, const char *file, uint64_t offset, int code,
+			  const char *what);
 
 /* An extra source drained with the slots, under the accountant's lock
  * (transactions mode: the engine's own I/O counters and histograms). */
@@ -56,8 +51,8 @@ void mb_stress_acct_set_source(struct mb_stress_acct *a, mb_stress_source_fn fn,
 int mb_stress_acct_drain(struct mb_stress_acct *a, struct mb_stress_window *w);
 /* Errors so far (all windows), and the first one; false when none. */
 uint64_t mb_stress_acct_errors(struct mb_stress_acct *a);
-bool mb_stress_acct_first_error(struct mb_stress_acct *a, char *buf, size_t len,
-				char *file, size_t file_len, uint64_t *offset);
+bool mb_stress_acct_first_error(struct mb_stress_acct *a, char *buf, size_t len, char *file,
+				size_t file_len, uint64_t *offset);
 
 /* A window: what was recorded over some interval. */
 int mb_stress_window_create(struct mb_stress_window **out);

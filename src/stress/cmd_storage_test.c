@@ -72,6 +72,7 @@ struct run {
 	double rw, dl;
 	char note[256];
 	double cache_mb, hit_pct; /* transactions mode; hit_pct < 0: n/a */
+	uint64_t dirty;		  /* transactions mode: dirty pages at the end */
 };
 
 struct ctx {
@@ -87,7 +88,7 @@ struct ctx {
 	struct mb_stress_limits lim;
 	struct run runs[MAX_RUNS];
 	int nruns;
-	int best;        /* auto: index of the chosen run, -1 none */
+	int best; /* auto: index of the chosen run, -1 none */
 	bool reused;
 	char err_msg[512];
 	char err_file[1024];
@@ -105,31 +106,31 @@ static void on_signal(int sig)
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"usage: mailbench storage-test [OPTIONS]\n\n"
-		"A Jetstress-style stress of the storage engine: database reads and writes\n"
-		"and log writes at a chosen or auto-tuned thread count, with pass/fail on\n"
-		"the database read and log write average latencies.\n\n"
-		"  --data DIR            data directory (default mailbench-data); test files\n"
-		"                        live in DIR/stress/\n"
-		"  --log-dir DIR         put the log in DIR/stress/ (another device)\n"
-		"  --size GB             total size of the test databases (default: scenario)\n"
-		"  --threads LIST|auto   thread counts to sweep, e.g. 4,8,12; auto raises the\n"
-		"                        count until a threshold fails or IOPS stop growing\n"
-		"  --duration S          measured seconds per thread count (0: until stopped)\n"
-		"  --warmup S            transient seconds before each measurement\n"
-		"  --mode transactions|io  engine transactions (default) or raw page I/O\n"
-		"                        through the engine's I/O layer\n"
-		"  --type performance|soft-recovery|checksum\n"
-		"  --read-ms-max X       pass limit of the database read average (ms)\n"
-		"  --log-ms-max X        pass limit of the log write average (ms)\n"
-		"  --segments N          soft-recovery: log segments to replay (default 32)\n"
-		"  --json FILE           write every figure and the parameters as JSON\n"
-		"  --stats-fd N          one stats-stream line per second on fd N\n"
-		"  -s, --scenario NAME   storage settings file (default: storage)\n"
-		"  -h, --help            this help\n\n"
-		"exit codes: 0 pass, 1 thresholds failed or I/O error/checksum mismatch,\n"
-		"2 usage or input error, 3 runtime failure\n");
+	fprintf(f, "usage: mailbench storage-test [OPTIONS]\n\n"
+		   "A Jetstress-style stress of the storage engine: database reads and writes\n"
+		   "and log writes at a chosen or auto-tuned thread count, with pass/fail on\n"
+		   "the database read and log write average latencies.\n\n"
+		   "  --data DIR            data directory (default " MB_DEFAULT_DATA_DIR
+		   "); test files\n"
+		   "                        live in DIR/stress/\n"
+		   "  --log-dir DIR         put the log in DIR/stress/ (another device)\n"
+		   "  --size GB             total size of the test databases (default: scenario)\n"
+		   "  --threads LIST|auto   thread counts to sweep, e.g. 4,8,12; auto raises the\n"
+		   "                        count until a threshold fails or IOPS stop growing\n"
+		   "  --duration S          measured seconds per thread count (0: until stopped)\n"
+		   "  --warmup S            transient seconds before each measurement\n"
+		   "  --mode transactions|io  engine transactions (default) or raw page I/O\n"
+		   "                        through the engine's I/O layer\n"
+		   "  --type performance|soft-recovery|checksum\n"
+		   "  --read-ms-max X       pass limit of the database read average (ms)\n"
+		   "  --log-ms-max X        pass limit of the log write average (ms)\n"
+		   "  --segments N          soft-recovery: log segments to replay (default 32)\n"
+		   "  --json FILE           write every figure and the parameters as JSON\n"
+		   "  --stats-fd N          one stats-stream line per second on fd N\n"
+		   "  -s, --scenario NAME   storage settings file (default: storage)\n"
+		   "  -h, --help            this help\n\n"
+		   "exit codes: 0 pass, 1 thresholds failed or I/O error/checksum mismatch,\n"
+		   "2 usage or input error, 3 runtime failure\n");
 }
 
 static int bad(const char *flag, const char *val, const char *why)
@@ -190,26 +191,26 @@ static int parse_threads(struct opts *o, const char *arg)
 static int parse_args(int argc, char **argv, struct opts *o)
 {
 	static const struct option lo[] = {
-		{"data", required_argument, NULL, 'd'},
-		{"log-dir", required_argument, NULL, 'L'},
-		{"size", required_argument, NULL, 'S'},
-		{"threads", required_argument, NULL, 't'},
-		{"duration", required_argument, NULL, 'D'},
-		{"warmup", required_argument, NULL, 'W'},
-		{"mode", required_argument, NULL, 'm'},
-		{"type", required_argument, NULL, 'T'},
-		{"read-ms-max", required_argument, NULL, 'R'},
-		{"log-ms-max", required_argument, NULL, 'G'},
-		{"segments", required_argument, NULL, 'g'},
-		{"json", required_argument, NULL, 'j'},
-		{"stats-fd", required_argument, NULL, 'f'},
-		{"scenario", required_argument, NULL, 's'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	    {"data", required_argument, NULL, 'd'},
+	    {"log-dir", required_argument, NULL, 'L'},
+	    {"size", required_argument, NULL, 'S'},
+	    {"threads", required_argument, NULL, 't'},
+	    {"duration", required_argument, NULL, 'D'},
+	    {"warmup", required_argument, NULL, 'W'},
+	    {"mode", required_argument, NULL, 'm'},
+	    {"type", required_argument, NULL, 'T'},
+	    {"read-ms-max", required_argument, NULL, 'R'},
+	    {"log-ms-max", required_argument, NULL, 'G'},
+	    {"segments", required_argument, NULL, 'g'},
+	    {"json", required_argument, NULL, 'j'},
+	    {"stats-fd", required_argument, NULL, 'f'},
+	    {"scenario", required_argument, NULL, 's'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	memset(o, 0, sizeof(*o));
 	o->scenario = "storage";
-	o->data = "mailbench-data";
+	o->data = MB_DEFAULT_DATA_DIR;
 	o->stats_fd = -1;
 	o->segments = 32;
 	opterr = 0;
@@ -243,7 +244,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		}
 		case 'D':
 			if (!parse_double(optarg, &v) || v < 0 || v > 7 * 86400)
-				return bad("--duration", optarg, "expected seconds (0: until stopped)");
+				return bad("--duration", optarg,
+					   "expected seconds (0: until stopped)");
 			o->duration = v;
 			o->duration_set = true;
 			break;
@@ -276,7 +278,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			break;
 		case 'R':
 			if (!parse_double(optarg, &v) || v <= 0)
-				return bad("--read-ms-max", optarg, "expected milliseconds above 0");
+				return bad("--read-ms-max", optarg,
+					   "expected milliseconds above 0");
 			o->read_max = v;
 			o->read_max_set = true;
 			break;
@@ -288,7 +291,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			break;
 		case 'g':
 			if (!parse_int(optarg, 1, 100000, &l))
-				return bad("--segments", optarg, "expected a count from 1 to 100000");
+				return bad("--segments", optarg,
+					   "expected a count from 1 to 100000");
 			o->segments = (unsigned)l;
 			break;
 		case 'j':
@@ -298,7 +302,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			break;
 		case 'f':
 			if (!parse_int(optarg, 0, INT_MAX, &l))
-				return bad("--stats-fd", optarg, "expected a file descriptor number");
+				return bad("--stats-fd", optarg,
+					   "expected a file descriptor number");
 			o->stats_fd = (int)l;
 			break;
 		case 's':
@@ -308,7 +313,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			usage(stdout);
 			return -1;
 		case ':':
-			fprintf(stderr, "mailbench storage-test: %s needs a value\n", argv[optind - 1]);
+			fprintf(stderr, "mailbench storage-test: %s needs a value\n",
+				argv[optind - 1]);
 			return MB_EXIT_USAGE;
 		default:
 			fprintf(stderr, "mailbench storage-test: unknown option '%s'\n",
@@ -324,10 +330,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	return 0;
 }
 
-static bool fcntl_check(int fd)
-{
-	return fcntl(fd, F_GETFD) == -1;
-}
+static bool fcntl_check(int fd) { return fcntl(fd, F_GETFD) == -1; }
 
 /* ---- live output and the stats stream ---- */
 
@@ -355,13 +358,14 @@ static void tick(void *arg, const struct mb_stress_tick *tk)
 	const struct mb_stress_figures *f = tk->sec;
 	if (c->tty) {
 		char a[16], b[16];
-		fprintf(stderr,
-			"\r\033[K%2d threads %-8s %5.0fs  IOPS %7.0f (rd %6.0f wr %6.0f log %6.0f)  "
-			"read %s ms  log %s ms",
-			tk->threads, tk->warm ? "measure" : "warm-up", tk->t, f->iops, f->db_read_iops,
-			f->db_write_iops, f->log_write_iops,
-			na(a, sizeof(a), &f->db_read, f->db_read.avg),
-			na(b, sizeof(b), &f->log_write, f->log_write.avg));
+		fprintf(
+		    stderr,
+		    "\r\033[K%2d threads %-8s %5.0fs  IOPS %7.0f (rd %6.0f wr %6.0f log %6.0f)  "
+		    "read %s ms  log %s ms",
+		    tk->threads, tk->warm ? "measure" : "warm-up", tk->t, f->iops, f->db_read_iops,
+		    f->db_write_iops, f->log_write_iops,
+		    na(a, sizeof(a), &f->db_read, f->db_read.avg),
+		    na(b, sizeof(b), &f->log_write, f->log_write.avg));
 		fflush(stderr);
 	}
 	if (!c->stats)
@@ -389,15 +393,14 @@ static void tick(void *arg, const struct mb_stress_tick *tk)
 			free(enc);
 		}
 	}
-	json_t *x = json_pack("{s:i,s:s,s:s,s:f,s:f,s:f,s:f,s:f,s:o,s:o,s:o,s:I}", "threads",
-			      tk->threads, "mode", c->io_mode ? "io" : "transactions", "phase",
-			      tk->warm ? "measure" : "warmup", "t", tk->t, "db_read_iops",
-			      f->db_read_iops, "db_write_iops", f->db_write_iops, "log_write_iops",
-			      f->log_write_iops, "bytes_per_s",
-			      f->db_read_bytes_s + f->db_write_bytes_s + f->log_write_bytes_s,
-			      "db_read_latency_ms", lat_json(&f->db_read), "db_write_latency_ms",
-			      lat_json(&f->db_write), "log_write_latency_ms", lat_json(&f->log_write),
-			      "errors", (json_int_t)f->errors);
+	json_t *x = json_pack(
+	    "{s:i,s:s,s:s,s:f,s:f,s:f,s:f,s:f,s:o,s:o,s:o,s:I}", "threads", tk->threads, "mode",
+	    c->io_mode ? "io" : "transactions", "phase", tk->warm ? "measure" : "warmup", "t",
+	    tk->t, "db_read_iops", f->db_read_iops, "db_write_iops", f->db_write_iops,
+	    "log_write_iops", f->log_write_iops, "bytes_per_s",
+	    f->db_read_bytes_s + f->db_write_bytes_s + f->log_write_bytes_s, "db_read_latency_ms",
+	    lat_json(&f->db_read), "db_write_latency_ms", lat_json(&f->db_write),
+	    "log_write_latency_ms", lat_json(&f->log_write), "errors", (json_int_t)f->errors);
 	if (mb_stats_write(c->stats, f->seconds, value, has, h, x) == MB_ECLOSED) {
 		/* the console went away: stop cleanly */
 		mb_stress_interrupt();
@@ -425,6 +428,10 @@ static int measure(struct ctx *c, const struct mb_stress_worker *w, struct mb_st
 		return rc;
 	double secs = 0;
 	double dur = c->o.duration;
+	double cmb;
+	uint64_t h0 = 0, m0 = 0, h1 = 0, m1 = 0, dirty = 0;
+	if (c->txn)
+		mb_txnmode_cache_info(c->txn, &cmb, &h0, &m0, &dirty);
 	rc = mb_stress_run_phase(w, acct, threads, c->o.warmup, dur, tick, c, win, &secs);
 	live_done(c);
 	memset(r, 0, sizeof(*r));
@@ -436,12 +443,16 @@ static int measure(struct ctx *c, const struct mb_stress_worker *w, struct mb_st
 	r->pass = mb_stress_verdict(&r->f, &c->lim, r->why, sizeof(r->why));
 	r->in_window = mb_stress_window_check(&r->f, &r->rw, &r->dl, r->note, sizeof(r->note));
 	r->hit_pct = -1;
-	if (c->txn)
-		mb_txnmode_cache_info(c->txn, &r->cache_mb, &r->hit_pct);
+	if (c->txn) {
+		/* hit ratio over the phase (warm-up included) */
+		mb_txnmode_cache_info(c->txn, &r->cache_mb, &h1, &m1, &r->dirty);
+		if (h1 + m1 > h0 + m0)
+			r->hit_pct = 100.0 * (double)(h1 - h0) / (double)(h1 + m1 - h0 - m0);
+	}
 	if (errs && !c->have_err)
-		c->have_err = mb_stress_acct_first_error(acct, c->err_msg, sizeof(c->err_msg),
-							 c->err_file, sizeof(c->err_file),
-							 &c->err_off);
+		c->have_err =
+		    mb_stress_acct_first_error(acct, c->err_msg, sizeof(c->err_msg), c->err_file,
+					       sizeof(c->err_file), &c->err_off);
 	/* an engine I/O error no transaction saw (e.g. a lazy write-back) */
 	int code;
 	char what[64];
@@ -481,13 +492,14 @@ static void print_table(struct ctx *c)
 	if (!c->io_mode)
 		printf(", database cache %d MiB", c->cache_mb);
 	printf(" (%s)\n", c->reused ? "reused" : "created");
-	printf("%.0f s warm-up then %.0f s measured per thread count; pass: database read avg < %g ms, "
+	printf("%.0f s warm-up then %.0f s measured per thread count; pass: database read avg < %g "
+	       "ms, "
 	       "log write avg < %g ms\n\n",
 	       c->o.warmup, c->o.duration, c->lim.db_read_avg_ms_max, c->lim.log_write_avg_ms_max);
-	printf("%7s %10s %9s %9s %9s | %-32s | %-32s | %8s %6s %7s || %s\n", "threads", "total IOPS",
-	       "db read/s", "db wrt/s", "log wrt/s", "db read latency ms avg/p95/p99/max",
-	       "log write latency ms avg/p95/p99/max", "MB/s", "errors", "verdict",
-	       "published: IOPS, read avg, log avg");
+	printf("%7s %10s %9s %9s %9s | %-32s | %-32s | %8s %6s %7s || %s\n", "threads",
+	       "total IOPS", "db read/s", "db wrt/s", "log wrt/s",
+	       "db read latency ms avg/p95/p99/max", "log write latency ms avg/p95/p99/max", "MB/s",
+	       "errors", "verdict", "published: IOPS, read avg, log avg");
 	for (int i = 0; i < c->nruns; i++) {
 		const struct run *r = &c->runs[i];
 		char rl[64], ll[64], pub[96] = "";
@@ -497,8 +509,9 @@ static void print_table(struct ctx *c)
 		if (ref)
 			snprintf(pub, sizeof(pub), "%6.0f %6.2f %6.2f", ref->iops, ref->db_read_ms,
 				 ref->log_write_ms);
-		double mbs = (r->f.db_read_bytes_s + r->f.db_write_bytes_s + r->f.log_write_bytes_s) /
-			     1048576.0;
+		double mbs =
+		    (r->f.db_read_bytes_s + r->f.db_write_bytes_s + r->f.log_write_bytes_s) /
+		    1048576.0;
 		printf("%7d %10.0f %9.0f %9.0f %9.0f | %s | %s | %8.1f %6llu %7s%s || %s\n",
 		       r->f.threads, r->f.iops, r->f.db_read_iops, r->f.db_write_iops,
 		       r->f.log_write_iops, rl, ll, mbs, (unsigned long long)r->f.errors,
@@ -510,7 +523,8 @@ static void print_table(struct ctx *c)
 		for (int i = 0; i < c->nruns; i++)
 			seen |= c->runs[i].f.threads == c->cfg.ref[k].threads;
 		if (!seen)
-			printf("%7d %10s %9s %9s %9s | %-32s | %-32s | %8s %6s %7s  || %6.0f %6.2f %6.2f\n",
+			printf("%7d %10s %9s %9s %9s | %-32s | %-32s | %8s %6s %7s  || %6.0f %6.2f "
+			       "%6.2f\n",
 			       c->cfg.ref[k].threads, "-", "-", "-", "-", "(not measured)", "", "",
 			       "", "", c->cfg.ref[k].iops, c->cfg.ref[k].db_read_ms,
 			       c->cfg.ref[k].log_write_ms);
@@ -522,11 +536,13 @@ static void print_table(struct ctx *c)
 		if (!r->pass)
 			printf("%d threads: FAIL: %s\n", r->f.threads, r->why);
 		if (!c->io_mode) {
-			printf("%d threads: %.0f transactions/s, database cache %.0f MiB", r->f.threads,
+			printf("%d threads: %.0f transactions/s, database cache %.0f MiB",
+			       r->f.threads,
 			       r->f.seconds > 0 ? (double)r->f.transactions / r->f.seconds : 0.0,
 			       r->cache_mb);
 			if (r->hit_pct >= 0)
-				printf(" (%.1f%% hits)", r->hit_pct);
+				printf(" (%.1f%% hits, %llu pages dirty at the end)", r->hit_pct,
+				       (unsigned long long)r->dirty);
 			char rw[32] = "n/a", dl[32] = "n/a";
 			if (r->rw >= 0)
 				snprintf(rw, sizeof(rw), "%.2f:1", r->rw);
@@ -555,46 +571,45 @@ static json_t *params_json(const struct ctx *c)
 			json_array_append_new(th, json_integer(c->o.threads[i]));
 	}
 	static const char *tn[] = {"performance", "soft-recovery", "checksum"};
-	return json_pack("{s:s,s:s,s:s?,s:s,s:s,s:f,s:i,s:i,s:I,s:i,s:o,s:f,s:f,s:f,s:{s:f,s:f,s:f,s:f,s:f},"
-			 "s:f,s:f,s:i}",
-			 "scenario", c->cfg.path, "data", c->o.data, "log_dir", c->o.log_dir,
-			 "mode", c->io_mode ? "io" : "transactions", "type", tn[c->o.type],
-			 "size_gb", c->o.size_gb, "page_kb", (int)(c->page_size / 1024),
-			 "databases", (int)c->databases, "db_bytes", (json_int_t)c->db_bytes,
-			 "db_cache_mb", c->io_mode ? 0 : c->cache_mb, "threads", th, "duration_s",
-			 c->o.duration, "warmup_s", c->o.warmup, "read_pct", c->cfg.read_pct, "mix",
-			 "insert_pct", c->cfg.insert_pct, "replace_pct", c->cfg.replace_pct,
-			 "delete_pct", c->cfg.delete_pct, "seek_pct", c->cfg.seek_pct,
-			 "lazy_commit_pct", c->cfg.lazy_commit_pct, "db_read_avg_ms_max",
-			 c->lim.db_read_avg_ms_max, "log_write_avg_ms_max",
-			 c->lim.log_write_avg_ms_max, "log_write_bytes",
-			 c->io_mode ? MB_IOMODE_LOG_IO : 0);
+	return json_pack(
+	    "{s:s,s:s,s:s?,s:s,s:s,s:f,s:i,s:i,s:I,s:i,s:o,s:f,s:f,s:f,s:{s:f,s:f,s:f,s:f,s:f},"
+	    "s:f,s:f,s:i}",
+	    "scenario", c->cfg.path, "data", c->o.data, "log_dir", c->o.log_dir, "mode",
+	    c->io_mode ? "io" : "transactions", "type", tn[c->o.type], "size_gb", c->o.size_gb,
+	    "page_kb", (int)(c->page_size / 1024), "databases", (int)c->databases, "db_bytes",
+	    (json_int_t)c->db_bytes, "db_cache_mb", c->io_mode ? 0 : c->cache_mb, "threads", th,
+	    "duration_s", c->o.duration, "warmup_s", c->o.warmup, "read_pct", c->cfg.read_pct,
+	    "mix", "insert_pct", c->cfg.insert_pct, "replace_pct", c->cfg.replace_pct, "delete_pct",
+	    c->cfg.delete_pct, "seek_pct", c->cfg.seek_pct, "lazy_commit_pct",
+	    c->cfg.lazy_commit_pct, "db_read_avg_ms_max", c->lim.db_read_avg_ms_max,
+	    "log_write_avg_ms_max", c->lim.log_write_avg_ms_max, "log_write_bytes",
+	    c->io_mode ? MB_IOMODE_LOG_IO : 0);
 }
 
 static json_t *run_json(const struct ctx *c, const struct run *r)
 {
 	const struct mb_stress_figures *f = &r->f;
 	json_t *o = json_pack(
-		"{s:i,s:f,s:f,s:f,s:f,s:f,s:o,s:o,s:o,s:f,s:f,s:f,s:f,s:I,s:b,s:s}", "threads",
-		f->threads, "seconds", f->seconds, "iops", f->iops, "db_read_iops", f->db_read_iops,
-		"db_write_iops", f->db_write_iops, "log_write_iops", f->log_write_iops,
-		"db_read_latency_ms", lat_json(&f->db_read), "db_write_latency_ms",
-		lat_json(&f->db_write), "log_write_latency_ms", lat_json(&f->log_write),
-		"bytes_per_s", f->db_read_bytes_s + f->db_write_bytes_s + f->log_write_bytes_s,
-		"db_read_bytes_per_s", f->db_read_bytes_s, "db_write_bytes_per_s",
-		f->db_write_bytes_s, "log_write_bytes_per_s", f->log_write_bytes_s, "errors",
-		(json_int_t)f->errors, "pass", r->pass, "fail_reason", r->why);
+	    "{s:i,s:f,s:f,s:f,s:f,s:f,s:o,s:o,s:o,s:f,s:f,s:f,s:f,s:I,s:b,s:s}", "threads",
+	    f->threads, "seconds", f->seconds, "iops", f->iops, "db_read_iops", f->db_read_iops,
+	    "db_write_iops", f->db_write_iops, "log_write_iops", f->log_write_iops,
+	    "db_read_latency_ms", lat_json(&f->db_read), "db_write_latency_ms",
+	    lat_json(&f->db_write), "log_write_latency_ms", lat_json(&f->log_write), "bytes_per_s",
+	    f->db_read_bytes_s + f->db_write_bytes_s + f->log_write_bytes_s, "db_read_bytes_per_s",
+	    f->db_read_bytes_s, "db_write_bytes_per_s", f->db_write_bytes_s,
+	    "log_write_bytes_per_s", f->log_write_bytes_s, "errors", (json_int_t)f->errors, "pass",
+	    r->pass, "fail_reason", r->why);
 	json_object_set_new(o, "db_reads_per_write", r->rw >= 0 ? json_real(r->rw) : json_null());
-	json_object_set_new(o, "db_per_log_transfers",
-			    r->dl >= 0 ? json_real(r->dl) : json_null());
+	json_object_set_new(o, "db_per_log_transfers", r->dl >= 0 ? json_real(r->dl) : json_null());
 	if (!c->io_mode) {
 		/* Jetstress's tuning window applies to the transaction mix */
 		json_object_set_new(o, "in_tuning_window", json_boolean(r->in_window));
 		json_object_set_new(o, "tuning_note", json_string(r->note));
-		json_object_set_new(o, "transactions_per_s",
-				    json_real(f->seconds > 0 ? (double)f->transactions / f->seconds
-							     : 0.0));
+		json_object_set_new(
+		    o, "transactions_per_s",
+		    json_real(f->seconds > 0 ? (double)f->transactions / f->seconds : 0.0));
 		json_object_set_new(o, "db_cache_in_use_mb", json_real(r->cache_mb));
+		json_object_set_new(o, "db_cache_dirty_pages", json_integer((json_int_t)r->dirty));
 		json_object_set_new(o, "db_cache_hit_pct",
 				    r->hit_pct >= 0 ? json_real(r->hit_pct) : json_null());
 	}
@@ -618,27 +633,26 @@ static int write_json(const struct ctx *c, json_t *extra, bool pass)
 		json_array_append_new(runs, run_json(c, &c->runs[i]));
 	json_object_set_new(root, "runs", runs);
 	if (c->o.autotune && c->o.type == T_PERF) {
-		json_object_set_new(
-			root, "auto",
-			c->best >= 0 ? json_pack("{s:i,s:f}", "best_threads",
-						 c->runs[c->best].f.threads, "best_iops",
-						 c->runs[c->best].f.iops)
-				     : json_pack("{s:n,s:n}", "best_threads", "best_iops"));
+		json_object_set_new(root, "auto",
+				    c->best >= 0
+					? json_pack("{s:i,s:f}", "best_threads",
+						    c->runs[c->best].f.threads, "best_iops",
+						    c->runs[c->best].f.iops)
+					: json_pack("{s:n,s:n}", "best_threads", "best_iops"));
 	}
 	json_t *pub = json_array();
 	for (int k = 0; k < c->cfg.ref_count; k++)
-		json_array_append_new(pub, json_pack("{s:i,s:f,s:f,s:f}", "threads",
-						     c->cfg.ref[k].threads, "iops",
-						     c->cfg.ref[k].iops, "db_read_ms",
-						     c->cfg.ref[k].db_read_ms, "log_write_ms",
-						     c->cfg.ref[k].log_write_ms));
+		json_array_append_new(
+		    pub, json_pack("{s:i,s:f,s:f,s:f}", "threads", c->cfg.ref[k].threads, "iops",
+				   c->cfg.ref[k].iops, "db_read_ms", c->cfg.ref[k].db_read_ms,
+				   "log_write_ms", c->cfg.ref[k].log_write_ms));
 	json_object_set_new(root, "published",
 			    json_pack("{s:s,s:o}", "heading", c->cfg.ref_heading, "rows", pub));
 	if (c->have_err) {
 		json_t *e = json_pack("{s:s,s:s}", "file", c->err_file, "message", c->err_msg);
-		json_object_set_new(e, "offset", c->err_off == UINT64_MAX
-							 ? json_null()
-							 : json_integer((json_int_t)c->err_off));
+		json_object_set_new(
+		    e, "offset",
+		    c->err_off == UINT64_MAX ? json_null() : json_integer((json_int_t)c->err_off));
 		json_object_set_new(root, "error", e);
 	}
 	if (extra)
@@ -686,13 +700,13 @@ static int open_mode(struct ctx *c, struct mb_iomode **iom, char *msg, size_t le
 	dirs(c, db_dir, sizeof(db_dir), log_dir, sizeof(log_dir), c->io_mode);
 	if (c->io_mode) {
 		struct mb_iomode_cfg ic = {
-			.db_dir = db_dir,
-			.log_dir = log_dir,
-			.page_size = c->page_size,
-			.databases = c->databases,
-			.pages_per_db = c->db_bytes / c->page_size,
-			.read_pct = c->cfg.read_pct,
-			.progress = c->tty,
+		    .db_dir = db_dir,
+		    .log_dir = log_dir,
+		    .page_size = c->page_size,
+		    .databases = c->databases,
+		    .pages_per_db = c->db_bytes / c->page_size,
+		    .read_pct = c->cfg.read_pct,
+		    .progress = c->tty,
 		};
 		int rc = mb_iomode_open(&ic, iom, msg, len);
 		if (!rc)
@@ -700,15 +714,15 @@ static int open_mode(struct ctx *c, struct mb_iomode **iom, char *msg, size_t le
 		return rc;
 	}
 	struct mb_txnmode_cfg tc = {
-		.dir = db_dir,
-		.log_dir = log_dir[0] ? log_dir : NULL,
-		.page_size = c->page_size,
-		.databases = c->databases,
-		.db_bytes = c->db_bytes,
-		.cache_mb = (uint32_t)c->cache_mb,
-		.mix = {c->cfg.insert_pct, c->cfg.replace_pct, c->cfg.delete_pct, c->cfg.seek_pct,
-			c->cfg.lazy_commit_pct, c->cfg.read_pct},
-		.progress = c->tty,
+	    .dir = db_dir,
+	    .log_dir = log_dir[0] ? log_dir : NULL,
+	    .page_size = c->page_size,
+	    .databases = c->databases,
+	    .db_bytes = c->db_bytes,
+	    .cache_mb = (uint32_t)c->cache_mb,
+	    .mix = {c->cfg.insert_pct, c->cfg.replace_pct, c->cfg.delete_pct, c->cfg.seek_pct,
+		    c->cfg.lazy_commit_pct, c->cfg.read_pct},
+	    .progress = c->tty,
 	};
 	int rc = mb_txnmode_open(&tc, &c->txn, msg, len);
 	if (!rc)
@@ -791,8 +805,7 @@ out:;
 	if (c->o.autotune)
 		pass &= c->best >= 0;
 	if (rc && !c->have_err) {
-		fprintf(stderr, "mailbench storage-test: %s\n",
-			msg[0] ? msg : mb_strerror(rc));
+		fprintf(stderr, "mailbench storage-test: %s\n", msg[0] ? msg : mb_strerror(rc));
 		pass = false;
 	}
 	json_t *extra = json_object();
@@ -834,18 +847,19 @@ static int type_checksum(struct ctx *c)
 	}
 	uint64_t errs = acct ? mb_stress_acct_errors(acct) : 0;
 	if (errs)
-		c->have_err = mb_stress_acct_first_error(acct, c->err_msg, sizeof(c->err_msg),
-							 c->err_file, sizeof(c->err_file),
-							 &c->err_off);
+		c->have_err =
+		    mb_stress_acct_first_error(acct, c->err_msg, sizeof(c->err_msg), c->err_file,
+					       sizeof(c->err_file), &c->err_off);
 	mb_stress_acct_destroy(acct);
 	close_mode(c, iom);
 	double mbs = secs > 0 ? (double)bytes / 1048576.0 / secs : 0.0;
 	bool pass = !errs && !rc && pages > 0;
-	printf("\nchecksum: %s mode test databases in %s/stress%s: %llu pages (%.1f MiB) in %.2f s: "
-	       "%.1f MB/s, %llu problem%s: %s\n",
-	       c->io_mode ? "I/O" : "transactions", c->o.data, c->io_mode ? "/io" : "",
-	       (unsigned long long)pages, (double)bytes / 1048576.0, secs, mbs,
-	       (unsigned long long)errs, errs == 1 ? "" : "s", pass ? "pass" : "FAIL");
+	printf(
+	    "\nchecksum: %s mode test databases in %s/stress%s: %llu pages (%.1f MiB) in %.2f s: "
+	    "%.1f MB/s, %llu problem%s: %s\n",
+	    c->io_mode ? "I/O" : "transactions", c->o.data, c->io_mode ? "/io" : "",
+	    (unsigned long long)pages, (double)bytes / 1048576.0, secs, mbs,
+	    (unsigned long long)errs, errs == 1 ? "" : "s", pass ? "pass" : "FAIL");
 	report_error(c);
 	json_t *extra = json_pack("{s:{s:I,s:I,s:f,s:f,s:I}}", "checksum", "pages",
 				  (json_int_t)pages, "bytes", (json_int_t)bytes, "seconds", secs,
@@ -882,14 +896,14 @@ static int type_softrec(struct ctx *c)
 	char db_dir[4096], log_dir[4096];
 	dirs(c, db_dir, sizeof(db_dir), log_dir, sizeof(log_dir), false);
 	struct mb_txnmode_cfg tc = {
-		.dir = db_dir,
-		.log_dir = log_dir[0] ? log_dir : NULL,
-		.page_size = c->page_size,
-		.databases = c->databases,
-		.db_bytes = c->db_bytes,
-		.cache_mb = (uint32_t)c->cache_mb,
-		.mix = {c->cfg.insert_pct, c->cfg.replace_pct, c->cfg.delete_pct, c->cfg.seek_pct,
-			c->cfg.lazy_commit_pct, c->cfg.read_pct},
+	    .dir = db_dir,
+	    .log_dir = log_dir[0] ? log_dir : NULL,
+	    .page_size = c->page_size,
+	    .databases = c->databases,
+	    .db_bytes = c->db_bytes,
+	    .cache_mb = (uint32_t)c->cache_mb,
+	    .mix = {c->cfg.insert_pct, c->cfg.replace_pct, c->cfg.delete_pct, c->cfg.seek_pct,
+		    c->cfg.lazy_commit_pct, c->cfg.read_pct},
 	};
 	int threads = c->o.autotune || !c->o.nthreads ? 4 : c->o.threads[0];
 	struct mb_softrec sr;
@@ -908,12 +922,11 @@ static int type_softrec(struct ctx *c)
 	       "%d threads, no checkpoint;\nreplayed in %.3f s: %.1f segments/s, %.1f MB/s\n",
 	       sr.segments, (double)sr.log_bytes / 1048576.0, (unsigned long long)sr.records,
 	       sr.generate_s, threads, sr.replay_s, sr.segments_per_s, sr.mb_per_s);
-	json_t *extra = json_pack("{s:{s:i,s:I,s:I,s:f,s:f,s:f,s:f,s:i}}", "soft_recovery",
-				  "segments", (int)sr.segments, "log_bytes",
-				  (json_int_t)sr.log_bytes, "records", (json_int_t)sr.records,
-				  "generate_s", sr.generate_s, "replay_s", sr.replay_s,
-				  "segments_per_s", sr.segments_per_s, "mb_per_s", sr.mb_per_s,
-				  "threads", threads);
+	json_t *extra = json_pack(
+	    "{s:{s:i,s:I,s:I,s:f,s:f,s:f,s:f,s:i}}", "soft_recovery", "segments", (int)sr.segments,
+	    "log_bytes", (json_int_t)sr.log_bytes, "records", (json_int_t)sr.records, "generate_s",
+	    sr.generate_s, "replay_s", sr.replay_s, "segments_per_s", sr.segments_per_s, "mb_per_s",
+	    sr.mb_per_s, "threads", threads);
 	int jrc = write_json(c, extra, true);
 	json_decref(extra);
 	return jrc ? MB_EXIT_RUNTIME : MB_EXIT_OK;
@@ -979,15 +992,17 @@ int mb_cmd_storage_test(int argc, char **argv)
 		c.cache_mb = MIN_CACHE_MB;
 	c.db_bytes = total / c.databases / c.page_size * c.page_size;
 	if (c.db_bytes < 4ull * c.page_size) {
-		fprintf(stderr, "mailbench storage-test: --size %g: too small for %u databases of "
-				"%u KiB pages\n",
+		fprintf(stderr,
+			"mailbench storage-test: --size %g: too small for %u databases of "
+			"%u KiB pages\n",
 			c.o.size_gb, c.databases, c.page_size / 1024);
 		return MB_EXIT_USAGE;
 	}
 	if (c.o.stats_fd >= 0) {
 		if (fcntl_check(c.o.stats_fd)) {
-			fprintf(stderr, "mailbench storage-test: --stats-fd %d: not an open file "
-					"descriptor\n",
+			fprintf(stderr,
+				"mailbench storage-test: --stats-fd %d: not an open file "
+				"descriptor\n",
 				c.o.stats_fd);
 			return MB_EXIT_USAGE;
 		}

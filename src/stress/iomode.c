@@ -9,11 +9,11 @@
 #include "db/io.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -36,7 +36,7 @@ struct mb_iomode {
 	struct mb_file *log;
 	char log_path[4200];
 	bool reused;
-	int lock_fd;      /* flock on DIR/LOCK: one run per set of files */
+	int lock_fd;	  /* flock on DIR/LOCK: one run per set of files */
 	uint64_t log_off; /* next log write (aux thread only) */
 };
 
@@ -47,7 +47,7 @@ struct wstate {
 	struct mb_rng rng;
 	unsigned char *buf;  /* one page, aligned: reads (and log writes) */
 	unsigned char *wbuf; /* one page, aligned: database writes */
-	char *pool;          /* text the writes draw their contents from */
+	char *pool;	     /* text the writes draw their contents from */
 	uint64_t gen_no;
 	int idx;
 	/* CRC-32 of the constant part of each 4 KiB block of wbuf (all but
@@ -56,14 +56,8 @@ struct wstate {
 	uLong op0, op1; /* crc32_combine_gen of the rest lengths (block 0, others) */
 };
 
-static void put32(unsigned char *p, uint32_t v)
-{
-	memcpy(p, &v, 4);
-}
-static void put64(unsigned char *p, uint64_t v)
-{
-	memcpy(p, &v, 8);
-}
+static void put32(unsigned char *p, uint32_t v) { memcpy(p, &v, 4); }
+static void put64(unsigned char *p, uint64_t v) { memcpy(p, &v, 8); }
 static uint32_t get32(const unsigned char *p)
 {
 	uint32_t v;
@@ -119,8 +113,8 @@ static int check(const unsigned char *p, unsigned page_size, unsigned file_no, u
 	return MB_ECORRUPT;
 }
 
-int mb_iomode_page_check(const void *page, unsigned page_size, unsigned file_no,
-			 uint64_t page_no, char *why, size_t len)
+int mb_iomode_page_check(const void *page, unsigned page_size, unsigned file_no, uint64_t page_no,
+			 char *why, size_t len)
 {
 	return check(page, page_size, file_no, page_no, true, why, len);
 }
@@ -156,16 +150,14 @@ static bool marker_matches(const struct mb_iomode *m)
 	json_t *j = json_load_file(path, 0, &jerr);
 	if (!j)
 		return false;
-	bool ok = json_integer_value(json_object_get(j, "page_size")) ==
-			  (json_int_t)m->cfg.page_size &&
-		  json_integer_value(json_object_get(j, "databases")) ==
-			  (json_int_t)m->cfg.databases &&
-		  json_integer_value(json_object_get(j, "pages_per_db")) ==
-			  (json_int_t)m->cfg.pages_per_db &&
-		  json_integer_value(json_object_get(j, "log_bytes")) ==
-			  (json_int_t)m->cfg.log_bytes &&
-		  json_is_string(json_object_get(j, "log_path")) &&
-		  !strcmp(json_string_value(json_object_get(j, "log_path")), m->log_path);
+	bool ok =
+	    json_integer_value(json_object_get(j, "page_size")) == (json_int_t)m->cfg.page_size &&
+	    json_integer_value(json_object_get(j, "databases")) == (json_int_t)m->cfg.databases &&
+	    json_integer_value(json_object_get(j, "pages_per_db")) ==
+		(json_int_t)m->cfg.pages_per_db &&
+	    json_integer_value(json_object_get(j, "log_bytes")) == (json_int_t)m->cfg.log_bytes &&
+	    json_is_string(json_object_get(j, "log_path")) &&
+	    !strcmp(json_string_value(json_object_get(j, "log_path")), m->log_path);
 	json_decref(j);
 	return ok;
 }
@@ -175,10 +167,10 @@ static int write_marker(struct mb_iomode *m)
 	char path[4200], tmp[4300];
 	snprintf(path, sizeof(path), "%s/ready.json", m->db_dir);
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	json_t *j = json_pack("{s:i,s:i,s:I,s:I,s:s}", "page_size", (int)m->cfg.page_size,
-			      "databases", (int)m->cfg.databases, "pages_per_db",
-			      (json_int_t)m->cfg.pages_per_db, "log_bytes",
-			      (json_int_t)m->cfg.log_bytes, "log_path", m->log_path);
+	json_t *j =
+	    json_pack("{s:i,s:i,s:I,s:I,s:s}", "page_size", (int)m->cfg.page_size, "databases",
+		      (int)m->cfg.databases, "pages_per_db", (json_int_t)m->cfg.pages_per_db,
+		      "log_bytes", (json_int_t)m->cfg.log_bytes, "log_path", m->log_path);
 	if (!j)
 		return MB_ENOMEM;
 	int rc = json_dump_file(j, tmp, JSON_INDENT(2)) ? MB_ESYS : 0;
@@ -247,7 +239,7 @@ static int create_files(struct mb_iomode *m, char *msg, size_t len)
 	if (!rc && !(rc = mb_file_truncate(m->log, 0))) {
 		for (uint64_t off = 0; off < m->cfg.log_bytes && !rc; off += chunk) {
 			size_t n = m->cfg.log_bytes - off < chunk ? (size_t)(m->cfg.log_bytes - off)
-								 : chunk;
+								  : chunk;
 			mb_content_fill(0x6c6f67ULL ^ off, (char *)buf, n);
 			rc = mb_file_write(m->log, buf, n, off);
 			if (rc)
@@ -310,8 +302,7 @@ void mb_iomode_close(struct mb_iomode *m)
 	free(m);
 }
 
-int mb_iomode_open(const struct mb_iomode_cfg *cfg, struct mb_iomode **out, char *msg,
-		   size_t len)
+int mb_iomode_open(const struct mb_iomode_cfg *cfg, struct mb_iomode **out, char *msg, size_t len)
 {
 	*out = NULL;
 	msg[0] = '\0';
@@ -331,7 +322,9 @@ int mb_iomode_open(const struct mb_iomode_cfg *cfg, struct mb_iomode **out, char
 	m->cfg.log_dir = m->log_dir;
 	if (!m->cfg.log_bytes) {
 		uint64_t l = cfg->pages_per_db * cfg->page_size * cfg->databases / 16;
-		l = l < MB_IOMODE_LOG_MIN ? MB_IOMODE_LOG_MIN : l > MB_IOMODE_LOG_MAX ? MB_IOMODE_LOG_MAX : l;
+		l = l < MB_IOMODE_LOG_MIN   ? MB_IOMODE_LOG_MIN
+		    : l > MB_IOMODE_LOG_MAX ? MB_IOMODE_LOG_MAX
+					    : l;
 		m->cfg.log_bytes = l / MB_IOMODE_LOG_IO * MB_IOMODE_LOG_IO;
 	}
 	m->lock_fd = -1;
@@ -383,15 +376,9 @@ fail:
 	return rc;
 }
 
-uint64_t mb_iomode_log_bytes(const struct mb_iomode *m)
-{
-	return m->cfg.log_bytes;
-}
+uint64_t mb_iomode_log_bytes(const struct mb_iomode *m) { return m->cfg.log_bytes; }
 
-bool mb_iomode_reused(const struct mb_iomode *m)
-{
-	return m->reused;
-}
+bool mb_iomode_reused(const struct mb_iomode *m) { return m->reused; }
 
 /* ---- the worker ---- */
 
@@ -477,7 +464,8 @@ static int w_step(void *ts)
 		int rc = mb_file_read(f, w->buf, ps, off);
 		uint64_t t1 = mb_io_now_ns();
 		if (rc) {
-			mb_stress_slot_error(w->slot, m->db_path[st.db], off, rc, "database read failed");
+			mb_stress_slot_error(w->slot, m->db_path[st.db], off, rc,
+					     "database read failed");
 			return rc;
 		}
 		mb_stress_slot_record(w->slot, MB_XFER_DB_READ, t1 - t0, ps);
@@ -574,7 +562,8 @@ int mb_iomode_verify_all(struct mb_iomode *m, struct mb_stress_slot *slot, uint6
 			for (size_t o = 0; o < n; o += ps) {
 				char why[96];
 				uint64_t pno = (off + o) / ps;
-				if (mb_iomode_page_check(buf + o, ps, d + 1, pno, why, sizeof(why))) {
+				if (mb_iomode_page_check(buf + o, ps, d + 1, pno, why,
+							 sizeof(why))) {
 					mb_stress_slot_error(slot, m->db_path[d], off + o,
 							     MB_ECORRUPT, why);
 					if (!first)

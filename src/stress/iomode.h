@@ -31,27 +31,26 @@
 struct mb_vfs;
 
 #define MB_IOMODE_MAX_DBS 64
-#define MB_IOMODE_LOG_IO 4096                 /* bytes per log write */
-#define MB_IOMODE_LOG_MAX (64ull << 20)       /* the log file wraps at this size... */
-#define MB_IOMODE_LOG_MIN (4ull << 20)        /* ...or 1/16 of the databases, at least this */
+#define MB_IOMODE_LOG_IO 4096		/* bytes per log write */
+#define MB_IOMODE_LOG_MAX (64ull << 20) /* the log file wraps at this size... */
+#define MB_IOMODE_LOG_MIN (4ull << 20)	/* ...or 1/16 of the databases, at least this */
 
 struct mb_iomode_cfg {
-	const char *db_dir;        /* where db01.dat ... live (created) */
-	const char *log_dir;       /* where log.dat lives (created) */
-	unsigned page_size;        /* bytes, multiple of 4096 */
+	const char *db_dir;  /* where db01.dat ... live (created) */
+	const char *log_dir; /* where log.dat lives (created) */
+	unsigned page_size;  /* bytes, multiple of 4096 */
 	unsigned databases;
-	uint64_t pages_per_db;     /* >= 2 */
-	double read_pct;           /* of database I/Os */
-	uint64_t log_bytes;        /* 0: 1/16 of the databases within [LOG_MIN, LOG_MAX] */
-	bool progress;             /* draw a progress bar on stderr while creating */
-	const struct mb_vfs *vfs;  /* NULL: the real POSIX vfs */
+	uint64_t pages_per_db;	  /* >= 2 */
+	double read_pct;	  /* of database I/Os */
+	uint64_t log_bytes;	  /* 0: 1/16 of the databases within [LOG_MIN, LOG_MAX] */
+	bool progress;		  /* draw a progress bar on stderr while creating */
+	const struct mb_vfs *vfs; /* NULL: the real POSIX vfs */
 };
 
 struct mb_iomode;
 /* Open (creating or re-creating as needed) the test files. msg gets a
  * sentence on failure. */
-int mb_iomode_open(const struct mb_iomode_cfg *cfg, struct mb_iomode **out, char *msg,
-		   size_t len);
+int mb_iomode_open(const struct mb_iomode_cfg *cfg, struct mb_iomode **out, char *msg, size_t len);
 void mb_iomode_close(struct mb_iomode *m);
 /* Size of the log file in bytes. */
 uint64_t mb_iomode_log_bytes(const struct mb_iomode *m);
@@ -68,8 +67,8 @@ int mb_iomode_verify_all(struct mb_iomode *m, struct mb_stress_slot *slot, uint6
 void mb_iomode_page_fill(void *page, unsigned page_size, unsigned file_no, uint64_t page_no,
 			 uint64_t seed);
 /* 0, or MB_ECORRUPT with a reason in why. */
-int mb_iomode_page_check(const void *page, unsigned page_size, unsigned file_no,
-			 uint64_t page_no, char *why, size_t len);
+int mb_iomode_page_check(const void *page, unsigned page_size, unsigned file_no, uint64_t page_no,
+			 char *why, size_t len);
 /* The same without the CRC: magic, page size, page and file number only. */
 int mb_iomode_page_check_header(const void *page, unsigned page_size, unsigned file_no,
 				uint64_t page_no, char *why, size_t len);

@@ -15,15 +15,9 @@
 
 static volatile sig_atomic_t g_interrupt;
 
-void mb_stress_interrupt(void)
-{
-	g_interrupt = 1;
-}
+void mb_stress_interrupt(void) { g_interrupt = 1; }
 
-bool mb_stress_interrupted(void)
-{
-	return g_interrupt != 0;
-}
+bool mb_stress_interrupted(void) { return g_interrupt != 0; }
 
 uint64_t mb_stress_now_ns(void)
 {
@@ -78,9 +72,9 @@ static void sleep_until(uint64_t when)
 	}
 }
 
-int mb_stress_run_phase(const struct mb_stress_worker *w, struct mb_stress_acct *acct,
-			int threads, double warmup_s, double duration_s, mb_stress_tick_cb cb,
-			void *arg, struct mb_stress_window *result, double *measured_s)
+int mb_stress_run_phase(const struct mb_stress_worker *w, struct mb_stress_acct *acct, int threads,
+			double warmup_s, double duration_s, mb_stress_tick_cb cb, void *arg,
+			struct mb_stress_window *result, double *measured_s)
 {
 	*measured_s = 0.0;
 	if (threads < 1 || duration_s < 0 || warmup_s < 0)
@@ -141,7 +135,8 @@ int mb_stress_run_phase(const struct mb_stress_worker *w, struct mb_stress_acct 
 		if (warm)
 			mb_stress_window_merge(result, sec);
 		if (cb) {
-			struct mb_stress_tick tk = {(double)(now - t0) / 1e9, warm, threads, &f, sec};
+			struct mb_stress_tick tk = {(double)(now - t0) / 1e9, warm, threads, &f,
+						    sec};
 			cb(arg, &tk);
 		}
 		last = now;

@@ -30,19 +30,19 @@ struct mb_stress_worker {
 };
 
 struct mb_stress_tick {
-	double t;                 /* seconds since the phase started */
-	bool warm;                /* true once the stable measurement runs */
+	double t;  /* seconds since the phase started */
+	bool warm; /* true once the stable measurement runs */
 	int threads;
 	const struct mb_stress_figures *sec;   /* the last second */
 	const struct mb_stress_window *secwin; /* its histograms */
 };
 typedef void (*mb_stress_tick_cb)(void *arg, const struct mb_stress_tick *tick);
 
-/* Run a phase (duration_s 0: until interrupted); *result receives the stable window's figures (it is added
- * to, so pass a fresh or reset window) and *measured_s its length. */
-int mb_stress_run_phase(const struct mb_stress_worker *w, struct mb_stress_acct *acct,
-			int threads, double warmup_s, double duration_s, mb_stress_tick_cb cb,
-			void *arg, struct mb_stress_window *result, double *measured_s);
+/* Run a phase (duration_s 0: until interrupted); *result receives the stable window's figures (it
+ * is added to, so pass a fresh or reset window) and *measured_s its length. */
+int mb_stress_run_phase(const struct mb_stress_worker *w, struct mb_stress_acct *acct, int threads,
+			double warmup_s, double duration_s, mb_stress_tick_cb cb, void *arg,
+			struct mb_stress_window *result, double *measured_s);
 
 /* Ask a running phase to end (async-signal-safe). */
 void mb_stress_interrupt(void);

@@ -96,8 +96,7 @@ static int wv_close(void *ctx, int fd)
 	return w->inner->close(w->inner->ctx, fd);
 }
 
-static ssize_t wv_pread(void *ctx, int fd, enum mb_file_kind kind, void *buf, size_t len,
-			off_t off)
+static ssize_t wv_pread(void *ctx, int fd, enum mb_file_kind kind, void *buf, size_t len, off_t off)
 {
 	struct watch *w = ctx;
 	ssize_t n = w->inner->pread(w->inner->ctx, fd, kind, buf, len, off);
@@ -163,8 +162,9 @@ static struct watch *watch_create(const struct mb_vfs *inner)
 	w->inner = inner ? inner : mb_vfs_posix();
 	pthread_mutex_init(&w->mu, NULL);
 	atomic_init(&w->errors, 0);
-	w->vfs = (struct mb_vfs){w,	      wv_open,	     wv_close,	wv_pread,  wv_pwrite, wv_sync,
-				 wv_fallocate, wv_ftruncate, wv_unlink, wv_rename, wv_sync_dir};
+	w->vfs = (struct mb_vfs){w,	    wv_open,   wv_close,     wv_pread,
+				 wv_pwrite, wv_sync,   wv_fallocate, wv_ftruncate,
+				 wv_unlink, wv_rename, wv_sync_dir};
 	return w;
 }
 
@@ -284,14 +284,12 @@ static bool marker_read(struct mb_txnmode *m)
 		return false;
 	json_t *keys = json_object_get(j, "keys");
 	const char *ld = json_string_value(json_object_get(j, "log_dir"));
-	bool ok = json_integer_value(json_object_get(j, "page_size")) ==
-			  (json_int_t)m->cfg.page_size &&
-		  json_integer_value(json_object_get(j, "databases")) ==
-			  (json_int_t)m->cfg.databases &&
-		  json_integer_value(json_object_get(j, "db_bytes")) ==
-			  (json_int_t)m->cfg.db_bytes &&
-		  ld && !strcmp(ld, log_dir_name(m)) && json_is_array(keys) &&
-		  json_array_size(keys) == m->cfg.databases;
+	bool ok =
+	    json_integer_value(json_object_get(j, "page_size")) == (json_int_t)m->cfg.page_size &&
+	    json_integer_value(json_object_get(j, "databases")) == (json_int_t)m->cfg.databases &&
+	    json_integer_value(json_object_get(j, "db_bytes")) == (json_int_t)m->cfg.db_bytes &&
+	    ld && !strcmp(ld, log_dir_name(m)) && json_is_array(keys) &&
+	    json_array_size(keys) == m->cfg.databases;
 	for (unsigned d = 0; ok && d < m->cfg.databases; d++) {
 		json_int_t k = json_integer_value(json_array_get(keys, d));
 		if (k < 1)
@@ -311,9 +309,10 @@ static int marker_write(struct mb_txnmode *m)
 	json_t *keys = json_array();
 	for (unsigned d = 0; d < m->cfg.databases; d++)
 		json_array_append_new(keys, json_integer((json_int_t)m->db[d].keys));
-	json_t *j = json_pack("{s:i,s:i,s:I,s:s,s:o}", "page_size", (int)m->cfg.page_size,
-			      "databases", (int)m->cfg.databases, "db_bytes",
-			      (json_int_t)m->cfg.db_bytes, "log_dir", log_dir_name(m), "keys", keys);
+	json_t *j =
+	    json_pack("{s:i,s:i,s:I,s:s,s:o}", "page_size", (int)m->cfg.page_size, "databases",
+		      (int)m->cfg.databases, "db_bytes", (json_int_t)m->cfg.db_bytes, "log_dir",
+		      log_dir_name(m), "keys", keys);
 	if (!j)
 		return MB_ENOMEM;
 	int rc = json_dump_file(j, tmp, JSON_INDENT(2)) ? MB_ESYS : 0;
@@ -346,8 +345,8 @@ static int open_dbs(struct mb_txnmode *m, bool create, char *msg, size_t len)
 		char name[32];
 		snprintf(name, sizeof(name), "db%02u.mdb", d + 1);
 		snprintf(t->path, sizeof(t->path), "%s/%s", m->dir, name);
-		int rc = mb_db_open(m->sg, name, m->cfg.page_size, create ? MB_DB_CREATE : 0,
-				    &t->db);
+		int rc =
+		    mb_db_open(m->sg, name, m->cfg.page_size, create ? MB_DB_CREATE : 0, &t->db);
 		if (rc) {
 			snprintf(msg, len, "%s: %s", t->path, mb_strerror(rc));
 			return rc;
@@ -417,8 +416,8 @@ static void *fill_main(void *arg)
 			while (!rc && in_txn < FILL_TXN_BYTES) {
 				unsigned char k[8];
 				uint64_t seed = ((uint64_t)(d + 1) << 48) ^ key;
-				size_t n = VAL_MIN + (size_t)(seed * 0x9e3779b97f4a7c15ULL >> 52) %
-							     VAL_SPAN;
+				size_t n = VAL_MIN +
+					   (size_t)(seed * 0x9e3779b97f4a7c15ULL >> 52) % VAL_SPAN;
 				mb_content_fill(seed, val, n);
 				mb_key_u64(k, key * MB_TXN_STRIDE);
 				rc = mb_tree_put(t->tree, k, 8, val, n, 0);
@@ -430,7 +429,7 @@ static void *fill_main(void *arg)
 			if (rc) {
 				snprintf(f->msg, sizeof(f->msg), "%s: filling: %s", t->path,
 					 mb_db_errmsg(t->db)[0] ? mb_db_errmsg(t->db)
-								 : mb_strerror(rc));
+								: mb_strerror(rc));
 				if (mb_db_in_txn(t->db))
 					mb_db_abort(t->db);
 				f->rc = rc;
@@ -529,13 +528,13 @@ static void free_m(struct mb_txnmode *m)
 	free(m);
 }
 
-static int init_m(const struct mb_txnmode_cfg *cfg, struct mb_txnmode **out, char *msg,
-		  size_t len)
+static int init_m(const struct mb_txnmode_cfg *cfg, struct mb_txnmode **out, char *msg, size_t len)
 {
 	*out = NULL;
 	if (cfg->databases < 1 || cfg->databases > MB_TXN_MAX_DBS ||
 	    (cfg->page_size != 4096 && cfg->page_size != 8192 && cfg->page_size != 32768)) {
-		snprintf(msg, len, "invalid transactions-mode geometry (page size %u, %u databases)",
+		snprintf(msg, len,
+			 "invalid transactions-mode geometry (page size %u, %u databases)",
 			 cfg->page_size, cfg->databases);
 		return MB_EINVAL;
 	}
@@ -653,18 +652,17 @@ bool mb_txnmode_io_error(struct mb_txnmode *m, char *file, size_t flen, uint64_t
 	return have;
 }
 
-bool mb_txnmode_reused(const struct mb_txnmode *m)
-{
-	return m->reused;
-}
+bool mb_txnmode_reused(const struct mb_txnmode *m) { return m->reused; }
 
-void mb_txnmode_cache_info(struct mb_txnmode *m, double *cache_mb, double *hit_pct)
+void mb_txnmode_cache_info(struct mb_txnmode *m, double *cache_mb, uint64_t *hits, uint64_t *misses,
+			   uint64_t *dirty)
 {
 	struct mb_cache_stats cs;
 	mb_cache_stats_get(mb_sg_cache(m->sg), &cs);
 	*cache_mb = (double)cs.bytes_in_use / 1048576.0;
-	uint64_t req = cs.hits + cs.misses;
-	*hit_pct = req ? 100.0 * (double)cs.hits / (double)req : -1.0;
+	*dirty = cs.dirty_pages;
+	*hits = cs.hits;
+	*misses = cs.misses;
 }
 
 /* ---- accounting from the engine's own counters ---- */
@@ -858,8 +856,8 @@ static int t_step(void *ts)
 	mb_stress_gen_next(t->gen, &st);
 	struct tdb *d = take_db(t->m, st.db);
 	/* the generator draws in [0, KEY_SCALE): scale to this database's keys */
-	st.target = (uint64_t)(((unsigned __int128)st.target * (d->keys * MB_TXN_STRIDE)) /
-			       KEY_SCALE);
+	st.target =
+	    (uint64_t)(((unsigned __int128)st.target * (d->keys * MB_TXN_STRIDE)) / KEY_SCALE);
 	int rc = t_txn(t, d, &st);
 	if (rc)
 		t_fail(t, d, rc);
@@ -939,7 +937,8 @@ static int child_generate(const struct mb_txnmode_cfg *cfg, int threads, unsigne
 	struct mb_sg_options o;
 	sg_options(m, &o, false);
 	o.checkpoint_bytes = UINT64_MAX; /* no automatic checkpoint */
-	if ((rc = mb_sg_open(&o, &m->sg)) || (rc = open_dbs(m, false, rep->msg, sizeof(rep->msg)))) {
+	if ((rc = mb_sg_open(&o, &m->sg)) ||
+	    (rc = open_dbs(m, false, rep->msg, sizeof(rep->msg)))) {
 		if (!rep->msg[0])
 			snprintf(rep->msg, sizeof(rep->msg), "%.900s: %s", m->dir, mb_strerror(rc));
 		return rc; /* the process exits: nothing to release */

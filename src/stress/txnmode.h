@@ -14,9 +14,9 @@
  * rest durable), spread over every database like Jetstress's threads.  The
  * engine's model is one thread per database handle at a time: each
  * transaction locks its database's mutex (the generator's random pick, or
- * the next free one, so threads <= N never wait for each other).  The I/O figures are the engine's own:
- * the I/O layer's per-kind histograms (database reads and writes) and the
- * group's log write+fdatasync histogram, drained once per second.
+ * the next free one, so threads <= N never wait for each other).  The I/O figures are the engine's
+ * own: the I/O layer's per-kind histograms (database reads and writes) and the group's log
+ * write+fdatasync histogram, drained once per second.
  */
 #ifndef MB_STRESS_TXNMODE_H
 #define MB_STRESS_TXNMODE_H
@@ -32,15 +32,15 @@ struct mb_vfs;
 #define MB_TXN_MAX_DBS 64
 
 struct mb_txnmode_cfg {
-	const char *dir;           /* the group's directory (DIR/stress) */
-	const char *log_dir;       /* NULL: DIR/stress/log */
+	const char *dir;     /* the group's directory (DIR/stress) */
+	const char *log_dir; /* NULL: DIR/stress/log */
 	unsigned page_size;
 	unsigned databases;
-	uint64_t db_bytes;         /* target size of each database */
-	uint32_t cache_mb;         /* the deliberately small database cache */
+	uint64_t db_bytes; /* target size of each database */
+	uint32_t cache_mb; /* the deliberately small database cache */
 	struct mb_stress_mix mix;
 	bool progress;
-	const struct mb_vfs *vfs;  /* NULL: the real POSIX vfs */
+	const struct mb_vfs *vfs; /* NULL: the real POSIX vfs */
 };
 
 struct mb_txnmode;
@@ -59,8 +59,10 @@ bool mb_txnmode_io_error(struct mb_txnmode *m, char *file, size_t flen, uint64_t
  * engine's counters (call once, before the first phase). */
 int mb_txnmode_attach(struct mb_txnmode *m, struct mb_stress_acct *acct);
 void mb_txnmode_worker(struct mb_txnmode *m, struct mb_stress_worker *out);
-/* Engine gauges for the report. */
-void mb_txnmode_cache_info(struct mb_txnmode *m, double *cache_mb, double *hit_pct);
+/* The database cache in use (MiB), its page requests so far and the
+ * dirty pages now. */
+void mb_txnmode_cache_info(struct mb_txnmode *m, double *cache_mb, uint64_t *hits, uint64_t *misses,
+			   uint64_t *dirty);
 
 /* Checksum pass: check every database of the group through the engine
  * (page checksums and structure).  *pages, *bytes, *seconds; problems go to
@@ -69,11 +71,11 @@ int mb_txnmode_checksum(struct mb_txnmode *m, struct mb_stress_slot *slot, uint6
 			uint64_t *bytes, double *seconds);
 
 struct mb_softrec {
-	unsigned segments;         /* log segments written without a checkpoint */
-	uint64_t log_bytes;        /* bytes of log to replay */
-	uint64_t records;          /* log records replayed */
-	double generate_s;         /* time to write them */
-	double replay_s;           /* time of the recovery (group open) */
+	unsigned segments;  /* log segments written without a checkpoint */
+	uint64_t log_bytes; /* bytes of log to replay */
+	uint64_t records;   /* log records replayed */
+	double generate_s;  /* time to write them */
+	double replay_s;    /* time of the recovery (group open) */
 	double segments_per_s, mb_per_s;
 };
 /* Soft recovery: a child process writes `segments` log segments with

@@ -67,10 +67,7 @@ struct mb_stress_gen {
 	struct mb_rng rng;
 };
 
-static bool pct_ok(double v)
-{
-	return isfinite(v) && v >= 0.0 && v <= 100.0;
-}
+static bool pct_ok(double v) { return isfinite(v) && v >= 0.0 && v <= 100.0; }
 
 int mb_stress_mix_check(const struct mb_stress_mix *mix, bool io_mode, char *why, size_t len)
 {
@@ -79,7 +76,8 @@ int mb_stress_mix_check(const struct mb_stress_mix *mix, bool io_mode, char *why
 	if (io_mode) {
 		if (!pct_ok(mix->read_pct)) {
 			if (why)
-				snprintf(why, len, "read_pct %g is not within 0..100", mix->read_pct);
+				snprintf(why, len, "read_pct %g is not within 0..100",
+					 mix->read_pct);
 			return MB_EINVAL;
 		}
 		return 0;
@@ -104,8 +102,7 @@ int mb_stress_mix_check(const struct mb_stress_mix *mix, bool io_mode, char *why
 }
 
 int mb_stress_gen_create(const struct mb_stress_mix *mix, bool io_mode, unsigned dbs,
-			 uint64_t first, uint64_t count, uint64_t seed,
-			 struct mb_stress_gen **out)
+			 uint64_t first, uint64_t count, uint64_t seed, struct mb_stress_gen **out)
 {
 	*out = NULL;
 	if (!mix || dbs == 0 || count == 0 || mb_stress_mix_check(mix, io_mode, NULL, 0))
@@ -127,10 +124,7 @@ int mb_stress_gen_create(const struct mb_stress_mix *mix, bool io_mode, unsigned
 	return 0;
 }
 
-void mb_stress_gen_destroy(struct mb_stress_gen *g)
-{
-	free(g);
-}
+void mb_stress_gen_destroy(struct mb_stress_gen *g) { free(g); }
 
 void mb_stress_gen_pin_db(struct mb_stress_gen *g, unsigned db)
 {
@@ -179,8 +173,8 @@ bool mb_stress_verdict(const struct mb_stress_figures *f, const struct mb_stress
 		return false;
 	}
 	if (f->log_write.count && !(f->log_write.avg < lim->log_write_avg_ms_max)) {
-		snprintf(why, len, "log write average %.3f ms is not below %g ms",
-			 f->log_write.avg, lim->log_write_avg_ms_max);
+		snprintf(why, len, "log write average %.3f ms is not below %g ms", f->log_write.avg,
+			 lim->log_write_avg_ms_max);
 		return false;
 	}
 	return true;
@@ -204,21 +198,25 @@ bool mb_stress_window_check(const struct mb_stress_figures *f, double *rw_ratio,
 		if (!rw_in) {
 			if (rw < 0)
 				used += (size_t)snprintf(note, len,
-						 "no database writes: reads:writes outside the tuning window (3:2 to 2:1)");
+							 "no database writes: reads:writes outside "
+							 "the tuning window (3:2 to 2:1)");
 			else
 				used += (size_t)snprintf(note, len,
-						 "database reads:writes %.2f:1 is outside the tuning window (1.5:1 to 2:1)",
-						 rw);
+							 "database reads:writes %.2f:1 is outside "
+							 "the tuning window (1.5:1 to 2:1)",
+							 rw);
 		}
 		if (!dl_in && used < len) {
 			const char *sep = used ? "; " : "";
 			if (dl < 0)
 				snprintf(note + used, len - used,
-					 "%sno log writes: database:log transfers outside the tuning window (8:1 to 12:1)",
+					 "%sno log writes: database:log transfers outside the "
+					 "tuning window (8:1 to 12:1)",
 					 sep);
 			else
 				snprintf(note + used, len - used,
-					 "%sdatabase:log transfers %.1f:1 is outside the tuning window (8:1 to 12:1)",
+					 "%sdatabase:log transfers %.1f:1 is outside the tuning "
+					 "window (8:1 to 12:1)",
 					 sep, dl);
 		}
 	}
@@ -258,8 +256,8 @@ static int tune_best(const struct mb_tune_step *steps, int n, double min_gain)
 	return best;
 }
 
-bool mb_stress_tune_next(const struct mb_tune_step *steps, int n, int max_threads,
-			 double min_gain, int *next, int *best)
+bool mb_stress_tune_next(const struct mb_tune_step *steps, int n, int max_threads, double min_gain,
+			 int *next, int *best)
 {
 	*best = tune_best(steps, n, min_gain);
 	*next = 0;

@@ -40,16 +40,16 @@ enum mb_stress_op {
 
 struct mb_stress_mix {
 	double insert_pct, replace_pct, delete_pct, seek_pct; /* sum 100 */
-	double lazy_commit_pct;                               /* of commits */
-	double read_pct;                                      /* I/O mode: of db I/Os */
+	double lazy_commit_pct;				      /* of commits */
+	double read_pct;				      /* I/O mode: of db I/Os */
 };
 
 /* One step of a thread's workload. */
 struct mb_stress_step {
 	enum mb_stress_op op;
-	bool lazy;         /* transactions mode: commit without waiting for the log */
-	uint64_t target;   /* key (transactions mode) or page number (I/O mode) */
-	unsigned db;       /* which database/file */
+	bool lazy;	 /* transactions mode: commit without waiting for the log */
+	uint64_t target; /* key (transactions mode) or page number (I/O mode) */
+	unsigned db;	 /* which database/file */
 };
 
 struct mb_stress_gen;
@@ -58,8 +58,7 @@ struct mb_stress_gen;
  * transactions.  MB_EINVAL when the mix does not sum to 100 (+-0.01) or a
  * percentage is out of 0..100. */
 int mb_stress_gen_create(const struct mb_stress_mix *mix, bool io_mode, unsigned dbs,
-			 uint64_t first, uint64_t count, uint64_t seed,
-			 struct mb_stress_gen **out);
+			 uint64_t first, uint64_t count, uint64_t seed, struct mb_stress_gen **out);
 void mb_stress_gen_destroy(struct mb_stress_gen *g);
 void mb_stress_gen_next(struct mb_stress_gen *g, struct mb_stress_step *out);
 /* Let the generator target only database db (a thread that owns one). */
@@ -70,22 +69,22 @@ int mb_stress_mix_check(const struct mb_stress_mix *mix, bool io_mode, char *why
 /* ---- figures of one measurement (one thread count) ---- */
 struct mb_lat {
 	double avg, p95, p99, max; /* milliseconds */
-	uint64_t count;            /* 0: no sample, the figures are n/a */
+	uint64_t count;		   /* 0: no sample, the figures are n/a */
 };
 
 struct mb_stress_figures {
 	int threads;
-	double seconds;            /* measured window */
-	double iops;               /* db reads + db writes + log writes per second */
+	double seconds; /* measured window */
+	double iops;	/* db reads + db writes + log writes per second */
 	double db_read_iops, db_write_iops, log_write_iops;
 	double db_read_bytes_s, db_write_bytes_s, log_write_bytes_s;
 	struct mb_lat db_read, db_write, log_write;
-	uint64_t errors;           /* I/O errors and checksum mismatches */
-	uint64_t transactions;     /* transactions mode: committed transactions */
+	uint64_t errors;       /* I/O errors and checksum mismatches */
+	uint64_t transactions; /* transactions mode: committed transactions */
 };
 
 struct mb_stress_limits {
-	double db_read_avg_ms_max;  /* pass when the average is strictly below */
+	double db_read_avg_ms_max; /* pass when the average is strictly below */
 	double log_write_avg_ms_max;
 };
 
@@ -109,7 +108,7 @@ struct mb_tune_step {
 	bool pass;
 };
 
-#define MB_TUNE_MIN_GAIN 0.05   /* IOPS "stop growing" below +5% */
+#define MB_TUNE_MIN_GAIN 0.05 /* IOPS "stop growing" below +5% */
 #define MB_TUNE_MAX_THREADS 64
 
 /* The stopping rule.  steps[0..n-1] are the measurements so far, in order
@@ -120,8 +119,8 @@ struct mb_tune_step {
  * would exceed max_threads.  *best is the index of the chosen step (or -1
  * when no step passed): the smallest passing count whose IOPS is within
  * min_gain of the highest passing IOPS, i.e. the knee. */
-bool mb_stress_tune_next(const struct mb_tune_step *steps, int n, int max_threads,
-			 double min_gain, int *next, int *best);
+bool mb_stress_tune_next(const struct mb_tune_step *steps, int n, int max_threads, double min_gain,
+			 int *next, int *best);
 /* The thread count after cur in the auto-tune ladder: 1, 2, 4, 6, 8, 12,
  * 16, 24, 32, 48, 64 (doubling to 4, then steps of half the count). */
 int mb_stress_tune_ladder(int cur);

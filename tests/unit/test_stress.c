@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+
 #include <cmocka.h>
 
 #include <fcntl.h>
@@ -606,20 +607,20 @@ static void test_txnmode_injected_eio(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_mix_ratios),
-		cmocka_unit_test(test_io_ratio_and_determinism),
-		cmocka_unit_test(test_mix_rejected),
-		cmocka_unit_test(test_accounting),
-		cmocka_unit_test(test_verdict),
-		cmocka_unit_test(test_tuning_window),
-		cmocka_unit_test(test_tune_ladder),
-		cmocka_unit_test(test_tune_rule),
-		cmocka_unit_test(test_page_format),
-		cmocka_unit_test_setup_teardown(test_iomode_runs_and_reuses, setup_dir, teardown_dir),
-		cmocka_unit_test_setup_teardown(test_injected_eio_fails_run, setup_dir, teardown_dir),
-		cmocka_unit_test_setup_teardown(test_corrupt_page_found, setup_dir, teardown_dir),
-		cmocka_unit_test_setup_teardown(test_txnmode_runs, setup_dir, teardown_dir),
-		cmocka_unit_test_setup_teardown(test_txnmode_injected_eio, setup_dir, teardown_dir),
+	    cmocka_unit_test(test_mix_ratios),
+	    cmocka_unit_test(test_io_ratio_and_determinism),
+	    cmocka_unit_test(test_mix_rejected),
+	    cmocka_unit_test(test_accounting),
+	    cmocka_unit_test(test_verdict),
+	    cmocka_unit_test(test_tuning_window),
+	    cmocka_unit_test(test_tune_ladder),
+	    cmocka_unit_test(test_tune_rule),
+	    cmocka_unit_test(test_page_format),
+	    cmocka_unit_test_setup_teardown(test_iomode_runs_and_reuses, setup_dir, teardown_dir),
+	    cmocka_unit_test_setup_teardown(test_injected_eio_fails_run, setup_dir, teardown_dir),
+	    cmocka_unit_test_setup_teardown(test_corrupt_page_found, setup_dir, teardown_dir),
+	    cmocka_unit_test_setup_teardown(test_txnmode_runs, setup_dir, teardown_dir),
+	    cmocka_unit_test_setup_teardown(test_txnmode_injected_eio, setup_dir, teardown_dir),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
