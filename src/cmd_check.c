@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "core/cli.h"
 #include "core/error.h"
 #include "core/topology.h"
 #include "db/db.h"
@@ -79,14 +80,9 @@ int mb_cmd_check(int argc, char **argv)
 			o.log_dir = optarg;
 			break;
 		case 'c': {
-			char *end;
-			long v = strtol(optarg, &end, 10);
-			if (*end || v < 1 || v > 1 << 20) {
-				fprintf(stderr, "mailbench check: --cache-mb: '%s' is not a size in "
-						"MiB (1..1048576)\n",
-					optarg);
+			long v;
+			if (mb_cli_long("check", "--cache-mb", optarg, 1, 1 << 20, &v))
 				return MB_EXIT_USAGE;
-			}
 			o.cache_mb = (unsigned)v;
 			break;
 		}
@@ -104,8 +100,7 @@ int mb_cmd_check(int argc, char **argv)
 			return MB_EXIT_USAGE;
 		}
 	}
-	if (optind < argc) {
-		fprintf(stderr, "mailbench check: unexpected argument '%s'\n", argv[optind]);
+	if (mb_cli_no_operands("check", argc, argv)) {
 		usage(stderr);
 		return MB_EXIT_USAGE;
 	}

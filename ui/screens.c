@@ -68,15 +68,16 @@ static void draw_title(struct mb_console *c)
 	enum mb_session_state st = mb_session_state(c->s);
 	fmt_hms(mb_session_elapsed(c->s), el, sizeof(el));
 	bool run = st == MB_SS_RUNNING || st == MB_SS_STOPPING;
-	if (COLS >= 100 || !sc)
-		snprintf(buf, sizeof(buf),
-			 " mailbench | %s | %s | load %s%s%s%s | %d users x%g accel scale %g",
-			 screen_names[c->screen], sc ? sc->title : "no scenario",
-			 mb_session_state_str(st), run ? " " : "", run ? el : "",
-			 mb_session_stress_active(c->s) ? " | storage test on" : "",
-			 mb_session_users(c->s), mb_session_accel(c->s), mb_session_scale(c->s));
+	char full[512];
+	snprintf(full, sizeof(full),
+		 " mailbench | %s | %s | load %s%s%s%s | %d users x%g accel scale %g", screen_names[c->screen], sc ? sc->title : "no scenario", mb_session_state_str(st),
+		 run ? " " : "", run ? el : "",
+		 mb_session_stress_active(c->s) ? " | storage test on" : "", mb_session_users(c->s),
+		 mb_session_accel(c->s), mb_session_scale(c->s));
+	if ((int)strlen(full) <= COLS || !sc)
+		snprintf(buf, sizeof(buf), "%s", full);
 	else /* narrow: the same facts, shorter */
-		snprintf(buf, sizeof(buf), " %s | S%d %s | load %s%s%s%s | %du x%g sc %g",
+		snprintf(buf, sizeof(buf), " %s | S%d %s | load %s%s%s%s | %d users x%g sc %g",
 			 screen_names[c->screen], sc->number, sc->name, mb_session_state_str(st),
 			 run ? " " : "", run ? el : "",
 			 mb_session_stress_active(c->s) ? " | stor.test" : "",
@@ -862,6 +863,10 @@ static void apply_params(struct mb_console *c, const struct mb_session_params *n
 	if (strcmp(old.data_dir, np->data_dir)) {
 		mb_console_reload_runs(c);
 	}
+	/* another scenario: diff against its last published column again */
+	const struct mb_scenario *sc = mb_session_scenario(c->s);
+	if (strcmp(old.scenario, np->scenario))
+		c->diff_col = sc->column_count > 0 ? sc->column_count - 1 : 0;
 	mb_console_status(c, false, "scenario set: %s", mb_session_scenario(c->s)->title);
 }
 

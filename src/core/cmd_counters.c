@@ -3,6 +3,7 @@
  * generated from the one table.  Invariant: every row and every column
  * printed comes from mb_counters[]; nothing is repeated here. */
 #include "cmd.h"
+#include "core/cli.h"
 #include "core/counters.h"
 #include "core/error.h"
 
@@ -70,8 +71,7 @@ int mb_cmd_counters(int argc, char **argv)
 			return MB_EXIT_USAGE;
 		}
 	}
-	if (optind < argc) {
-		fprintf(stderr, "mailbench counters: unexpected argument '%s'\n", argv[optind]);
+	if (mb_cli_no_operands("counters", argc, argv)) {
 		usage(stderr);
 		return MB_EXIT_USAGE;
 	}

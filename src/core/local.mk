@@ -3,6 +3,7 @@
 noinst_LIBRARIES += src/core/libmbcore.a
 src_core_libmbcore_a_SOURCES = \
 	src/core/error.c src/core/error.h \
+	src/core/cli.c src/core/cli.h \
 	src/core/counters.c src/core/counters.h \
 	src/core/hist.c src/core/hist.h \
 	src/core/sampler.c src/core/sampler.h \

@@ -24,6 +24,7 @@
 #include <unistd.h>
 #include <uv.h>
 
+#include "core/cli.h"
 #include "core/counters.h"
 #include "core/error.h"
 #include "core/sampler.h"
@@ -121,28 +122,6 @@ static int parse_target(const char *arg, char *host, size_t hlen, int *port)
 	freeaddrinfo(res);
 	*port = (int)p;
 	return ok ? 0 : MB_EINVAL;
-}
-
-static bool parse_double(const char *s, double lo, double hi, double *out)
-{
-	char *end;
-	errno = 0;
-	double v = strtod(s, &end);
-	if (errno || end == s || *end || !isfinite(v) || v < lo || v > hi)
-		return false;
-	*out = v;
-	return true;
-}
-
-static bool parse_long(const char *s, long lo, long hi, long *out)
-{
-	char *end;
-	errno = 0;
-	long v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < lo || v > hi)
-		return false;
-	*out = v;
-	return true;
 }
 
 static void raise_nofile(void)
@@ -395,39 +374,42 @@ int mb_cmd_load(int argc, char **argv)
 			topo_path = optarg;
 			break;
 		case 'u':
-			ok = parse_long(optarg, 1, 10000000, &users);
+			ok = !mb_cli_long("load", "--users", optarg, 1, 10000000, &users);
 			break;
 		case 'a':
-			ok = parse_double(optarg, 1e-3, 1e6, &accel);
+			ok = !mb_cli_double("load", "--accel", optarg, 1e-3, 1e6, 0, &accel);
 			break;
 		case 'd':
-			ok = parse_double(optarg, 0, 1e9, &duration);
+			ok = !mb_cli_double("load", "--duration", optarg, 0, 1e9, 0, &duration);
 			break;
 		case 'r':
-			ok = parse_double(optarg, 0, 1e7, &ramp);
+			ok = !mb_cli_double("load", "--ramp", optarg, 0, 1e7, 0, &ramp);
 			break;
 		case 'j':
-			ok = parse_long(optarg, 1, 1024, &threads);
+			ok = !mb_cli_long("load", "--threads", optarg, 1, 1024, &threads);
 			break;
 		case 'f':
-			ok = parse_long(optarg, 0, 1 << 20, &stats_fd);
+			ok = !mb_cli_long("load", "--stats-fd", optarg, 0, 1 << 20, &stats_fd);
 			break;
 		case 'A':
 			ack_path = optarg;
 			break;
 		case 'w':
-			ok = parse_double(optarg, 0, 1e9, &warmup);
+			ok = !mb_cli_double("load", "--warmup", optarg, 0, 1e9, 0, &warmup);
 			break;
 		case 'S':
-			ok = parse_long(optarg, 0, 0x7fffffffL, &seed);
+			ok = !mb_cli_long("load", "--seed", optarg, 0, 0x7fffffffL, &seed);
 			break;
 		case 'c':
 			if (!strcmp(optarg, "on"))
 				compression = 1;
 			else if (!strcmp(optarg, "off"))
 				compression = 0;
-			else
-				ok = false;
+			else {
+				fprintf(stderr, "mailbench load: --compression: '%s' must be on or off\n",
+					optarg);
+				return MB_EXIT_USAGE;
+			}
 			break;
 		case 'h':
 			usage(stdout);
@@ -439,18 +421,11 @@ int mb_cmd_load(int argc, char **argv)
 			fprintf(stderr, "mailbench load: unknown option %s (see --help)\n", argv[optind - 1]);
 			return MB_EXIT_USAGE;
 		}
-		if (!ok) {
-			fprintf(stderr, "mailbench load: bad value '%s' for --%s\n", optarg,
-				c == 'u' ? "users" : c == 'a' ? "accel" : c == 'd' ? "duration"
-				: c == 'r' ? "ramp" : c == 'j' ? "threads" : c == 'f' ? "stats-fd"
-				: c == 'S' ? "seed" : c == 'w' ? "warmup" : "compression");
+		if (!ok)
 			return MB_EXIT_USAGE;
-		}
 	}
-	if (optind < argc) {
-		fprintf(stderr, "mailbench load: unexpected argument '%s'\n", argv[optind]);
+	if (mb_cli_no_operands("load", argc, argv))
 		return MB_EXIT_USAGE;
-	}
 	if (!scenario || !target || !topo_path) {
 		fprintf(stderr, "mailbench load: --scenario, --target and --topology are required (see --help)\n");
 		return MB_EXIT_USAGE;

@@ -43,8 +43,9 @@ static void run_usage(FILE *f)
 		   "table (published columns beside this run's averages after warm-up).\n\n");
 	mb_runopts_help(f);
 	fprintf(f, "  -d, --duration S        seconds of load (default: the scenario's)\n"
-		   "      --warmup S          seconds excluded from the averages (default: the "
-		   "scenario's)\n"
+		   "      --warmup S          seconds excluded from the averages, shorter than\n"
+		   "                          the run (default: the scenario's, or a third of\n"
+		   "                          a run shorter than twice that)\n"
 		   "      --storage-test      run the storage test during the load\n"
 		   "      --threads N         storage test threads (default: storage.cfg's first)\n"
 		   "      --json FILE         write the run summary as JSON (docs/run-json.md)\n"

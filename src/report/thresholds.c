@@ -75,7 +75,12 @@ void mb_threshold_text(const struct mb_threshold *th, enum mb_counter_id id, cha
 		snprintf(buf, len, "%s", "");
 		return;
 	}
-	snprintf(buf, len, "%s %.*f", mb_cmp_str(th->cmp), mb_counters[id].decimals, th->value);
+	/* the counter's decimals, unless they would hide the value set */
+	char v[48];
+	snprintf(v, sizeof(v), "%.*f", mb_counters[id].decimals, th->value);
+	if (strtod(v, NULL) != th->value)
+		snprintf(v, sizeof(v), "%.6g", th->value);
+	snprintf(buf, len, "%s %s", mb_cmp_str(th->cmp), v);
 }
 
 enum mb_verdict mb_storage_verdict(const struct mb_thresholds *t, bool has_read, double read_ms,

@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include "cmd.h"
+#include "core/cli.h"
 #include "core/error.h"
 #include "store/store.h"
 
@@ -43,19 +44,6 @@ static void usage(FILE *f)
 		"exit codes: 0 stopped cleanly, 2 usage or input error, 3 runtime failure\n");
 }
 
-static int parse_int(const char *flag, const char *s, long lo, long hi, long *out)
-{
-	char *end;
-	long v = strtol(s, &end, 10);
-	if (!*s || *end || v < lo || v > hi) {
-		fprintf(stderr, "mailbench store: %s: '%s' is not an integer in %ld..%ld\n", flag, s,
-			lo, hi);
-		return -1;
-	}
-	*out = v;
-	return 0;
-}
-
 int mb_cmd_store(int argc, char **argv)
 {
 	static const struct option lo[] = {{"data", required_argument, NULL, 'd'},
@@ -84,7 +72,7 @@ int mb_cmd_store(int argc, char **argv)
 		case 'l': {
 			const char *colon = strrchr(optarg, ':');
 			if (!colon || colon == optarg || (size_t)(colon - optarg) >= sizeof(host) ||
-			    parse_int("--listen", colon + 1, 0, 65535, &v)) {
+			    mb_cli_long("store", "--listen", colon + 1, 0, 65535, &v)) {
 				if (!colon || colon == optarg)
 					fprintf(stderr,
 						"mailbench store: --listen: '%s' is not ADDR:PORT\n",
@@ -102,7 +90,7 @@ int mb_cmd_store(int argc, char **argv)
 			break;
 		}
 		case 'f':
-			if (parse_int("--stats-fd", optarg, 0, 65535, &v))
+			if (mb_cli_long("store", "--stats-fd", optarg, 0, 65535, &v))
 				return MB_EXIT_USAGE;
 			if (fcntl((int)v, F_GETFD) < 0) {
 				fprintf(stderr, "mailbench store: --stats-fd: %ld is not open\n", v);
@@ -122,22 +110,22 @@ int mb_cmd_store(int argc, char **argv)
 			}
 			break;
 		case 'm':
-			if (parse_int("--compress-min", optarg, 0, 1 << 24, &v))
+			if (mb_cli_long("store", "--compress-min", optarg, 0, 1 << 24, &v))
 				return MB_EXIT_USAGE;
 			o.compress_min = (uint32_t)v;
 			break;
 		case 'C':
-			if (parse_int("--cache-mb", optarg, 2, 1 << 20, &v))
+			if (mb_cli_long("store", "--cache-mb", optarg, 2, 1 << 20, &v))
 				return MB_EXIT_USAGE;
 			o.cache_mb = (int)v;
 			break;
 		case 'n':
-			if (parse_int("--max-connections", optarg, 1, 1000000, &v))
+			if (mb_cli_long("store", "--max-connections", optarg, 1, 1000000, &v))
 				return MB_EXIT_USAGE;
 			o.max_connections = (int)v;
 			break;
 		case 'i':
-			if (parse_int("--idle-timeout", optarg, 1, 86400 * 30, &v))
+			if (mb_cli_long("store", "--idle-timeout", optarg, 1, 86400 * 30, &v))
 				return MB_EXIT_USAGE;
 			o.idle_timeout_s = (int)v;
 			break;
@@ -149,10 +137,8 @@ int mb_cmd_store(int argc, char **argv)
 			return MB_EXIT_USAGE;
 		}
 	}
-	if (optind < argc) {
-		fprintf(stderr, "mailbench store: unexpected argument '%s'\n", argv[optind]);
+	if (mb_cli_no_operands("store", argc, argv))
 		return MB_EXIT_USAGE;
-	}
 	if (!o.data) {
 		fprintf(stderr, "mailbench store: --data DIR is required\n");
 		usage(stderr);

@@ -18,6 +18,7 @@
 #include "config.h"
 
 #include "cmd.h"
+#include "core/cli.h"
 #include "core/content.h"
 #include "core/error.h"
 #include "core/scenario.h"
@@ -516,7 +517,6 @@ int mb_cmd_init(int argc, char **argv)
 	int users = 0, opt;
 	double scale = 0;
 	bool restart = false;
-	char *end;
 
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "s:u:d:l:S:rh", lo, NULL)) != -1) {
@@ -524,13 +524,13 @@ int mb_cmd_init(int argc, char **argv)
 		case 's':
 			scen = optarg;
 			break;
-		case 'u':
-			users = (int)strtol(optarg, &end, 10);
-			if (*end || users < 1 || users > 1000000) {
-				fprintf(stderr, "mailbench init: --users: '%s' is not 1..1000000\n", optarg);
+		case 'u': {
+			long v;
+			if (mb_cli_long("init", "--users", optarg, 1, 1000000, &v))
 				return MB_EXIT_USAGE;
-			}
+			users = (int)v;
 			break;
+		}
 		case 'd':
 			data = optarg;
 			break;
@@ -538,11 +538,8 @@ int mb_cmd_init(int argc, char **argv)
 			log_dir = optarg;
 			break;
 		case 'S':
-			scale = strtod(optarg, &end);
-			if (*end || !(scale > 0 && scale <= 1)) {
-				fprintf(stderr, "mailbench init: --scale: '%s' is not in (0, 1]\n", optarg);
+			if (mb_cli_double("init", "--scale", optarg, 0, 1, 1, &scale))
 				return MB_EXIT_USAGE;
-			}
 			break;
 		case 'r':
 			restart = true;
@@ -555,10 +552,8 @@ int mb_cmd_init(int argc, char **argv)
 			return MB_EXIT_USAGE;
 		}
 	}
-	if (optind < argc) {
-		fprintf(stderr, "mailbench init: unexpected argument '%s'\n", argv[optind]);
+	if (mb_cli_no_operands("init", argc, argv))
 		return MB_EXIT_USAGE;
-	}
 	if (!scen) {
 		fprintf(stderr, "mailbench init: -s SCENARIO is required\n");
 		usage(stderr);

@@ -6,8 +6,11 @@
 # pin the saved run, quit, and find no mailbench process left.  Runs at
 # 160x45 in colour, at 80x24 (the table scrolls) and with NO_COLOR (no
 # colour escapes on screen).  Exit 77 when tmux or a child command is
-# missing.  Also: a live resize, quitting with q (asks while a run is
-# active) and by SIGTERM during a run.  Bounded: every wait has a timeout;
+# missing.  Also: the overview's legend (full published headings, this
+# run's client mode; scrolled into view on short screens), uncut header
+# cells at 160 columns, a saved threshold reloaded by the next console, a
+# live resize, quitting with q (asks on every screen while a run is
+# active; n keeps the run) and by SIGTERM during a run.  Bounded: every wait has a timeout;
 # cleanup by trap.
 set -u
 MAILBENCH=${MAILBENCH:-$(pwd)/mailbench}
@@ -120,6 +123,11 @@ run_case() {
 	# the scenario switch resets users to the scenario's: set 8 again
 	keys Down Enter C-u 8 Enter
 	wait_for " 8 users" 5
+	# a threshold edited by an earlier case was saved: reloaded at start
+	if [ -f "$T/data/thresholds.cfg" ]; then
+		keys h
+		wait_for "% processor time *< 1000" 5
+	fi
 	# start the load (initialises the data directory the first time)
 	keys l
 	wait_for "load running" 180
@@ -130,6 +138,33 @@ run_case() {
 		sleep 2
 	done
 	echo "   every published row shows a live value"
+	# the legend names every published column in full, and this run
+	if [ "$rows" -ge 40 ]; then
+		screen >"$T/screen"
+	else
+		# short screens: Down scrolls the legend into view
+		for s in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
+			$TM send-keys -t mb Down
+		done
+		sleep 1.2
+		screen >"$T/screen"
+		for s in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
+			$TM send-keys -t mb Up
+		done
+	fi
+	grep -q "^(a) Windows 2000 SP3, Exchange 2000 SP3, Outlook 2000 online" "$T/screen" ||
+		fail "the legend does not show the full published heading of (a)"
+	grep -q "^live: this run.*online, compression" "$T/screen" ||
+		fail "the legend does not name this run's client mode"
+	if [ "$cols" -ge 160 ]; then
+		# wide: the header cells have room for the published platforms
+		grep -q "^server platform .*Windows 2000 SP3 .*Windows Server 2003" "$T/screen" ||
+			fail "header cells cut at $cols columns"
+		grep -q "^(c) Windows Server 2003, Exchange 2003, Outlook 2003 online" "$T/screen" ||
+			fail "the legend does not show the full published heading of (c)"
+		grep -q "^(d) as (c) with Hyper-Threading on" "$T/screen" ||
+			fail "the legend does not show the heading of (d)"
+	fi
 	if [ "$name" = colour ]; then
 		# live resize: the table condenses to the new width and comes back
 		$TM resize-window -t mb -x 80 -y 24
@@ -179,9 +214,19 @@ run_case() {
 		keys q
 		;;
 	ask)
-		# a run active: q asks, y stops every child and quits
+		# a run active: q asks on every screen (n keeps the run), y
+		# stops every child and quits
 		keys l
 		wait_for "load running" 60
+		for scr in g a h r o; do
+			keys "$scr"
+			keys q
+			wait_for "Stop every child and quit" 5
+			keys n
+			sleep 0.5
+			screen | grep -q "Stop every child and quit" && fail "n did not close the question"
+			screen | grep -q "load running" || fail "n stopped the run (screen $scr)"
+		done
 		keys q
 		wait_for "Stop every child and quit" 5
 		keys y

@@ -2,7 +2,8 @@
  * the comparison table (report/compare.h): number formatting, layout,
  * condensing to a width, truncation, and the comparison table built from
  * the real scenario 1 file with measured-looking inputs (no child needed:
- * this tests formatting only). */
+ * this tests formatting only), and its legend (full published headings,
+ * this run's platform/engine/client mode) and use of spare width. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -209,6 +210,118 @@ static void test_compare_scenario1(void **state)
 	free(sc);
 }
 
+
+/* The legend: long headings carry the full published headings and this
+ * run's platform/engine/client mode; header cells get the room there is. */
+static void test_compare_legend(void **state)
+{
+	(void)state;
+	struct mb_scenario *sc = calloc(1, sizeof(*sc));
+	struct mb_cfg_error err;
+	assert_int_equal(mb_scenario_load("online", sc, &err), 0);
+	struct mb_thresholds th;
+	mb_thresholds_init(&th, sc, NULL);
+	double live[MB_COUNTER_COUNT] = {0}, avg[MB_COUNTER_COUNT] = {0};
+	bool lh[MB_COUNTER_COUNT] = {0}, ah[MB_COUNTER_COUNT] = {0};
+	struct mb_compare_input in = {0};
+	in.sc = sc;
+	in.th = &th;
+	in.diff_col = 3;
+	in.live = live;
+	in.live_has = lh;
+	in.avg = avg;
+	in.avg_has = ah;
+	in.platform = "Linux 6.1.0-99-a-rather-long-kernel-name x86_64";
+	in.engine = "mailbench 0.1.0, 32 KB pages, 12 db/3 sg";
+	in.client_mode = "online, compression off";
+	in.smt = 0;
+	in.users = 50;
+	in.scale = 0.04;
+	in.accel = 8;
+	struct mb_table *t;
+	assert_int_equal(mb_compare_build(&in, &t), 0);
+	assert_string_equal(mb_table_heading(t, 0, true),
+			    "(a) Windows 2000 SP3, Exchange 2000 SP3, Outlook 2000 online");
+	/* (d)'s heading names only the difference: the fields are added */
+	const char *d = mb_table_heading(t, 3, true);
+	assert_non_null(strstr(d, "Hyper-Threading"));
+	assert_non_null(strstr(d, "Windows Server 2003"));
+	assert_non_null(strstr(d, "Outlook 2003 online"));
+	/* the live column names this run in full */
+	const char *lv = mb_table_heading(t, 4, true);
+	assert_non_null(strstr(lv, in.platform));
+	assert_non_null(strstr(lv, in.engine));
+	assert_non_null(strstr(lv, "online, compression off"));
+	assert_non_null(strstr(lv, "50 users, scale 0.04, accel x8"));
+	/* run avg beside live does not repeat the header text */
+	assert_string_equal(mb_table_cell(t, 0, 5), "as live");
+	/* no threshold set on a published row: that column gives way first */
+	struct mb_table_layout l;
+	mb_table_layout(t, 80, &l);
+	for (int i = 0; i < l.ncols; i++)
+		assert_int_not_equal(l.col[i], 7);
+	/* 80 columns: row labels stay readable (not cut below a quarter) */
+	char buf[512];
+	mb_table_format_row(t, &l, 5 + MB_C_DB_TRANSFERS, buf, sizeof(buf));
+	assert_int_equal((int)strlen(buf), l.total_w);
+	assert_true(l.label_w >= 20);
+	/* 200 columns: every published header cell in full */
+	mb_table_layout(t, 200, &l);
+	assert_int_equal(l.ncols, mb_table_cols(t));
+	mb_table_format_row(t, &l, 0, buf, sizeof(buf));
+	assert_non_null(strstr(buf, "Windows Server 2003"));
+	assert_non_null(strstr(buf, "Windows 2000 SP3"));
+	mb_table_format_row(t, &l, 2, buf, sizeof(buf));
+	assert_non_null(strstr(buf, "Outlook 2003 online"));
+	assert_int_equal((int)strlen(buf), l.total_w);
+	/* narrower: cut cells say so */
+	mb_table_layout(t, 120, &l);
+	assert_true(l.cut);
+	assert_true(l.total_w <= 120);
+	mb_table_destroy(t);
+
+	/* scenario 2: the client is not in the headings: added */
+	assert_int_equal(mb_scenario_load("cached", sc, &err), 0);
+	mb_thresholds_init(&th, sc, NULL);
+	in.sc = sc;
+	in.diff_col = 0;
+	in.live = NULL;
+	assert_int_equal(mb_compare_build(&in, &t), 0);
+	assert_non_null(strstr(mb_table_heading(t, 0, true), "Outlook 2003 cached mode"));
+	/* without a live column the average names the run itself */
+	int c_avg = sc->column_count;
+	assert_string_equal(mb_table_cell(t, 0, c_avg), in.platform);
+	assert_non_null(strstr(mb_table_heading(t, c_avg, true), in.engine));
+	mb_table_destroy(t);
+	free(sc);
+}
+
+/* Width left over after the header cells were capped goes back to them,
+ * evenly; a layout that fits everything reports nothing cut. */
+static void test_spare_width(void **state)
+{
+	(void)state;
+	struct mb_table *t = sample();
+	struct mb_table_layout l;
+	mb_table_layout(t, 200, &l);
+	assert_false(l.cut);
+	char buf[512];
+	mb_table_format_row(t, &l, 0, buf, sizeof(buf));
+	assert_non_null(strstr(buf, "Windows 2000 SP3 with a long name"));
+	for (int w = 40; w <= 90; w++) {
+		mb_table_layout(t, w, &l);
+		assert_true(l.total_w <= w);
+		mb_table_format_row(t, &l, 0, buf, sizeof(buf));
+		assert_int_equal((int)strlen(buf), l.total_w);
+	}
+	/* at 70 all four columns, the long cell cut but given the spare room */
+	mb_table_layout(t, 70, &l);
+	assert_int_equal(l.ncols, 4);
+	assert_true(l.cut);
+	assert_true(l.total_w >= 68);
+	mb_table_destroy(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -217,6 +330,8 @@ int main(void)
 	    cmocka_unit_test(test_condense),
 	    cmocka_unit_test(test_header_cells_shrink_first),
 	    cmocka_unit_test(test_compare_scenario1),
+	    cmocka_unit_test(test_compare_legend),
+	    cmocka_unit_test(test_spare_width),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
