@@ -28,9 +28,11 @@
 #include "core/content.h"
 #include "core/error.h"
 #include "core/hist.h"
+#include "core/sampler.h"
 #include "core/scenario.h"
 #include "core/topology.h"
 #include "proto/proto.h"
+#include "tests/opbatch.h"
 
 enum act { A_SEND, A_PROCESS, A_BROWSE, A_FREEBUSY, A_MEETING, A_APPT, A_CALENDAR, A_COUNT };
 static const char *act_names[A_COUNT] = {"send mail",       "process inbox", "browse mail",
@@ -69,20 +71,6 @@ static int *idle_list, nidle;
 static char *body_pool;
 static size_t body_pool_len;
 static int64_t now_wall_ms;
-
-static double mono(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 static double proc_cpu_s(int pid)
 {
@@ -164,7 +152,7 @@ static void send_ops(struct cl *c, struct mb_op *o, uint16_t n)
 	struct wr *w = malloc(sizeof(*w) + wire);
 	memcpy(w->data, mb_buf_data(enc), wire);
 	uv_buf_t b = uv_buf_init((char *)w->data, (unsigned)wire);
-	c->t_send = mono_ns();
+	c->t_send = mb_now_ns();
 	if (measuring)
 		bytes_out += wire;
 	uv_write(&w->w, (uv_stream_t *)&c->tcp, &b, 1, on_write);
@@ -231,16 +219,7 @@ static bool action_step(struct cl *c, const struct mb_reply *prev)
 			props[np++] = mb_prop_i64(MB_PR_END_DATE, now_wall_ms + 86400000 + 3600000);
 			props[np++] = mb_prop_str(MB_PR_MESSAGE_CLASS, "IPM.Schedule.Meeting.Request");
 		}
-		o[0].code = MB_OP_CREATE_MESSAGE;
-		o[0].u.create_message.fid = MB_FID(m, MB_FID_SENT);
-		o[0].u.create_message.handle = 5;
-		o[1].code = MB_OP_SET_PROPS;
-		o[1].u.set_props.handle = 5;
-		o[1].u.set_props.n = np;
-		o[1].u.set_props.props = props;
-		o[2].code = MB_OP_SUBMIT;
-		o[2].u.save.handle = 5;
-		send_ops(c, o, 3);
+		send_ops(c, o, opbatch_compose(o, MB_FID(m, MB_FID_SENT), 5, props, np, MB_OP_SUBMIT));
 		return true;
 	}
 	case A_APPT:
@@ -251,15 +230,7 @@ static bool action_step(struct cl *c, const struct mb_reply *prev)
 		props[2] = mb_prop_i64(MB_PR_END_DATE, props[1].v.i + 1800000);
 		props[3] = mb_prop_i64(MB_PR_BUSY_STATUS, 2);
 		props[4] = mb_prop_str(MB_PR_MESSAGE_CLASS, "IPM.Appointment");
-		o[0].code = MB_OP_CREATE_MESSAGE;
-		o[0].u.create_message.fid = MB_FID(m, MB_FID_CALENDAR);
-		o[0].u.create_message.handle = 6;
-		o[1].code = MB_OP_SET_PROPS;
-		o[1].u.set_props.handle = 6;
-		o[1].u.set_props.n = 5;
-		o[1].u.set_props.props = props;
-		o[2].code = MB_OP_SAVE_CHANGES;
-		o[2].u.save.handle = 6;
+		opbatch_compose(o, MB_FID(m, MB_FID_CALENDAR), 6, props, 5, MB_OP_SAVE_CHANGES);
 		o[3].code = MB_OP_RELEASE;
 		o[3].u.release.handle = 6;
 		send_ops(c, o, 4);
@@ -283,49 +254,23 @@ static bool action_step(struct cl *c, const struct mb_reply *prev)
 			return true;
 		}
 		if (s == 1 && c->nmids > 0) {
-			o[0].code = MB_OP_OPEN_MESSAGE;
-			o[0].u.open_message.fid = MB_FID(m, MB_FID_CALENDAR);
-			o[0].u.open_message.mid = c->mids[0];
-			o[0].u.open_message.handle = 2;
-			o[1].code = MB_OP_GET_PROPS;
-			o[1].u.get_props.handle = 2;
-			o[1].u.get_props.n = 2;
-			o[1].u.get_props.tags = read_tags;
-			send_ops(c, o, 2);
+			send_ops(c, o,
+				 opbatch_read(o, MB_FID(m, MB_FID_CALENDAR), c->mids[0], 2, read_tags, 2));
 			return true;
 		}
 		return false;
 	case A_BROWSE:
 	case A_PROCESS:
 		if (s == 0) {
-			o[0].code = MB_OP_OPEN_FOLDER;
-			o[0].u.open_folder.fid = MB_FID(m, MB_FID_INBOX);
-			o[1].code = MB_OP_GET_CONTENTS_TABLE;
-			o[1].u.get_table.fid = MB_FID(m, MB_FID_INBOX);
-			o[1].u.get_table.handle = 1;
-			o[2].code = MB_OP_SET_COLUMNS;
-			o[2].u.set_columns.handle = 1;
-			o[2].u.set_columns.n = 6;
-			o[2].u.set_columns.tags = cols;
-			o[3].code = MB_OP_QUERY_ROWS;
-			o[3].u.query_rows.handle = 1;
-			o[3].u.query_rows.flags = MB_QR_F_RESTART;
-			o[3].u.query_rows.max_rows = 20;
-			send_ops(c, o, 4);
+			send_ops(c, o,
+				 opbatch_browse(o, MB_FID(m, MB_FID_INBOX), 1, cols, 6, MB_QR_F_RESTART, 20));
 			return true;
 		}
 		if (s == 1 || s == 2) {
 			if (c->nmids < s)
 				return false;
-			o[0].code = MB_OP_OPEN_MESSAGE;
-			o[0].u.open_message.fid = MB_FID(m, MB_FID_INBOX);
-			o[0].u.open_message.mid = c->mids[s - 1];
-			o[0].u.open_message.handle = 2;
-			o[1].code = MB_OP_GET_PROPS;
-			o[1].u.get_props.handle = 2;
-			o[1].u.get_props.n = 3;
-			o[1].u.get_props.tags = read_tags;
-			send_ops(c, o, 2);
+			send_ops(c, o,
+				 opbatch_read(o, MB_FID(m, MB_FID_INBOX), c->mids[s - 1], 2, read_tags, 3));
 			return true;
 		}
 		if (s == 3 && c->act == A_BROWSE) {
@@ -399,7 +344,7 @@ static void on_frame(struct cl *c, const struct mb_frame_hdr *h, const uint8_t *
 	if (measuring) {
 		rpcs++;
 		ops += rep.nops;
-		mb_hist_record(rtt, mono_ns() - c->t_send);
+		mb_hist_record(rtt, mb_now_ns() - c->t_send);
 		for (uint16_t i = 0; i < rep.nops; i++) {
 			if (rep.ops[i].status) {
 				errors++;
@@ -516,7 +461,7 @@ static double t_start;
 
 static void on_tick(uv_timer_t *t)
 {
-	double now = mono() - t_start;
+	double now = mb_now_s() - t_start;
 	(void)t;
 	if (!running)
 		return;
@@ -616,7 +561,7 @@ int main(int argc, char **argv)
 	double cpu0 = proc_cpu_s(store_pid);
 	/* log on in small waves, so that the store's transient memory stays
 	 * small and the RSS difference is what idle connections keep */
-	double tl = mono();
+	double tl = mb_now_s();
 	for (int i = 0; i < nconn; i++) {
 		struct cl *c = &cls[i];
 		c->idx = i;
@@ -625,16 +570,16 @@ int main(int argc, char **argv)
 		c->tcp.data = c;
 		c->creq.data = c;
 		uv_tcp_connect(&c->creq, &c->tcp, (struct sockaddr *)&sa, on_connect);
-		while (i + 1 - logged_on >= 20 && mono() - tl < 120)
+		while (i + 1 - logged_on >= 20 && mb_now_s() - tl < 120)
 			uv_run(loop, UV_RUN_ONCE);
 	}
-	while (logged_on < nconn && mono() - tl < 120)
+	while (logged_on < nconn && mb_now_s() - tl < 120)
 		uv_run(loop, UV_RUN_ONCE);
 	if (logged_on < nconn) {
 		fprintf(stderr, "only %d of %d logged on\n", logged_on, nconn);
 		return 3;
 	}
-	double logon_s = mono() - tl;
+	double logon_s = mb_now_s() - tl;
 	double logon_cpu = proc_cpu_s(store_pid) - cpu0;
 	usleep(300000);
 	long rss1 = proc_rss_kb(store_pid);
@@ -643,7 +588,7 @@ int main(int argc, char **argv)
 	uv_timer_t tick;
 	uv_timer_init(loop, &tick);
 	uv_timer_start(&tick, on_tick, 1, 1);
-	t_start = mono();
+	t_start = mb_now_s();
 	next_arrival = 0;
 	if (rate <= 0) {
 		while (nidle) {
@@ -654,15 +599,15 @@ int main(int argc, char **argv)
 	run_for(2.0);
 	running = true;
 	measuring = true;
-	double c0 = proc_cpu_s(store_pid), w0 = mono();
+	double c0 = proc_cpu_s(store_pid), w0 = mb_now_s();
 	run_for(seconds);
-	double c1 = proc_cpu_s(store_pid), w1 = mono();
+	double c1 = proc_cpu_s(store_pid), w1 = mb_now_s();
 	measuring = false;
 	/* drain: let in-flight actions finish, then measure idle memory again */
 	running = false;
 	uv_timer_stop(&tick);
-	double td = mono();
-	while (nidle < nconn && mono() - td < 30)
+	double td = mb_now_s();
+	while (nidle < nconn && mb_now_s() - td < 30)
 		uv_run(loop, UV_RUN_ONCE);
 	usleep(300000);
 	long rss2 = proc_rss_kb(store_pid);

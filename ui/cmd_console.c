@@ -249,7 +249,7 @@ int mb_cmd_console(int argc, char **argv)
 		return MB_EXIT_RUNTIME;
 	}
 	mb_console_status(c, false, "%s: F3 starts the load, F4 the storage test, F1 help",
-			  sc->title);
+			  COLS >= 100 ? sc->title : sc->name);
 
 	uv_poll_init(&a->loop, &a->in, STDIN_FILENO);
 	uv_timer_init(&a->loop, &a->redraw);

@@ -513,20 +513,25 @@ static void draw_storage(struct mb_console *c, int top, int h)
 	mb_table_destroy(t);
 	int y = top + shown + 2;
 	char line[512];
+	snprintf(line, sizeof(line), "storage test %s, %d threads", running ? "RUNNING" : "stopped",
+		 mb_session_stress_threads(c->s));
+	mb_w_text(y++, 0, COLS, running ? MB_ST_LIVE : MB_ST_NORMAL, line);
+	char leg[8][LEGEND_W];
+	int n = 0;
 	snprintf(line, sizeof(line),
-		 "storage test %s, %d threads  (t/F4 start/stop, +/- threads)  pass: read avg < "
-		 "%.1f ms, log write avg < %.1f ms",
-		 running ? "RUNNING" : "stopped", mb_session_stress_threads(c->s),
+		 "t or F4 starts/stops it, + and - change the threads; passes with db read avg < "
+		 "%.1f ms and log write avg < %.1f ms (F5 edits)",
 		 th->storage_read_ms_max, th->storage_log_ms_max);
-	mb_w_text(y, 0, COLS, running ? MB_ST_LIVE : MB_ST_NORMAL, line);
-	y++;
+	n += wrap_legend(line, COLS, leg + n, 8 - n);
 	if (st && st->ref_heading[0]) {
 		snprintf(line, sizeof(line), "pub N: published, N threads: %s", st->ref_heading);
-		mb_w_text(y++, 0, COLS, MB_ST_DIM, line);
+		n += wrap_legend(line, COLS, leg + n, 8 - n);
 	}
-	mb_w_text(y++, 0, COLS, MB_ST_DIM,
-		  "live: this test, last 10 seconds; test avg: average after its warm-up, "
-		  "p95/p99 since it started");
+	n += wrap_legend("live: this test, last 10 seconds; test avg: average after its warm-up, "
+			 "p95/p99 since it started",
+			 COLS, leg + n, 8 - n);
+	for (int i = 0; i < n && y < top + h; i++)
+		mb_w_text(y++, 0, COLS, MB_ST_DIM, leg[i]);
 }
 
 /* ---- actions ---- */
@@ -538,25 +543,27 @@ static void draw_actions(struct mb_console *c, int top, int h)
 		return;
 	mb_session_summary(c->s, sum);
 	struct mb_table *t;
-	if (mb_table_create(7, &t)) {
+	if (mb_table_create(8, &t)) {
 		free(sum);
 		return;
 	}
-	static const char *const heads[] = {"scheduled", "done",   "failed", "/user-day",
-					    "p50 ms",	 "p95 ms", "p99 ms"};
-	for (int i = 0; i < 7; i++) {
+	/* the profile beside what was done per user-day; sched gives way first */
+	enum { A_PROFILE, A_PER_DAY, A_SCHED, A_DONE, A_FAILED, A_P50, A_P95, A_P99 };
+	static const char *const heads[] = {"profile", "/user-day", "sched", "done",
+					    "failed",  "p50 ms",    "p95 ms", "p99 ms"};
+	static const int prio[] = {8, 8, 1, 10, 9, 7, 7, 6};
+	for (int i = 0; i < 8; i++) {
 		mb_table_set_heading(t, i, heads[i], NULL);
-		mb_table_set_priority(t, i, 10 - i);
+		mb_table_set_priority(t, i, prio[i]);
 	}
 	const struct mb_histset *hs = mb_session_hists(c->s);
 	const struct mb_scenario *sc = mb_session_scenario(c->s);
 	char buf[64];
 	for (int a = 0; a < MB_ACTION_COUNT; a++) {
 		int r;
-		char lab[96];
-		snprintf(lab, sizeof(lab), "%s (%g/day)", mb_actions[a].label,
-			 sc ? sc->actions_per_day[a] : 0.0);
-		mb_table_add_row(t, lab, MB_ROW_NORMAL, &r);
+		mb_table_add_row(t, mb_actions[a].label, MB_ROW_NORMAL, &r);
+		snprintf(buf, sizeof(buf), "%g", sc ? sc->actions_per_day[a] : 0.0);
+		mb_table_set_cell(t, r, A_PROFILE, sc ? buf : "n/a");
 		const struct mb_action_figures *f = &sum->actions[a];
 		double vals[3] = {f->scheduled, f->done, f->failed};
 		for (int k = 0; k < 3; k++) {
@@ -564,13 +571,13 @@ static void draw_actions(struct mb_console *c, int top, int h)
 				mb_format_number(vals[k], 0, buf, sizeof(buf));
 			else
 				snprintf(buf, sizeof(buf), "n/a");
-			mb_table_set_cell(t, r, k, buf);
+			mb_table_set_cell(t, r, A_SCHED + k, buf);
 		}
 		if (f->has_per_user_day)
 			snprintf(buf, sizeof(buf), "%.2f", f->per_user_day);
 		else
 			snprintf(buf, sizeof(buf), "n/a");
-		mb_table_set_cell(t, r, 3, buf);
+		mb_table_set_cell(t, r, A_PER_DAY, buf);
 		if (f->has_counts && f->failed > 0)
 			mb_table_set_verdict(t, r, MB_VERDICT_FAIL);
 		char name[128];
@@ -583,7 +590,7 @@ static void draw_actions(struct mb_console *c, int top, int h)
 				snprintf(buf, sizeof(buf), "%.1f", pv[k]);
 			else
 				snprintf(buf, sizeof(buf), "n/a");
-			mb_table_set_cell(t, r, 4 + k, buf);
+			mb_table_set_cell(t, r, A_P50 + k, buf);
 		}
 	}
 	int shown = mb_w_table(top, 0, h - 3, COLS, t, c->scroll[MB_SCR_ACTIONS], -1);
@@ -604,7 +611,7 @@ static void draw_actions(struct mb_console *c, int top, int h)
 	}
 	mb_w_text(top + shown + 2, 0, COLS, MB_ST_NORMAL, line);
 	mb_w_text(top + shown + 3, 0, COLS, MB_ST_DIM,
-		  "counts since the load started; percentiles of response times since it started");
+		  "profile: the scenario's actions per user-day; figures since the load started");
 	free(sum);
 }
 
@@ -662,8 +669,7 @@ static void draw_thresholds(struct mb_console *c, int top, int h)
 	mb_w_table(top, 0, vis + 1, COLS, t, c->scroll[MB_SCR_THRESHOLDS], sel);
 	mb_table_destroy(t);
 	mb_w_text(top + h - 1, 0, COLS, MB_ST_DIM,
-		  "Enter: edit (\"<= 80\", \"> 5\", \"none\"; storage: a limit in ms), saved to "
-		  "DATA/thresholds.cfg");
+		  "Enter edits (<= 80, > 5, none; storage: ms), saved in DATA/thresholds.cfg");
 }
 
 static void threshold_edit_start(struct mb_console *c)
@@ -966,8 +972,7 @@ static void draw_scenario(struct mb_console *c, int top, int h)
 	int y = top;
 	char buf[MB_PATH_MAX + 64], val[MB_PATH_MAX];
 	mb_w_text(y++, 0, COLS, MB_ST_HEAD,
-		  "Run parameters (Up/Down select, Enter edit, Left/Right switch scenario or "
-		  "compression)");
+		  "Run parameters (Up/Down, Enter edits, Left/Right switches)");
 	for (int f = 0; f < F_COUNT && y < top + h; f++) {
 		field_value(c, f, val, sizeof(val));
 		snprintf(buf, sizeof(buf), "  %-12s %s", field_names[f], val);
@@ -980,10 +985,9 @@ static void draw_scenario(struct mb_console *c, int top, int h)
 	if (!sc)
 		return;
 	bool init = mb_session_initialised(c->s);
-	snprintf(buf, sizeof(buf), "  data directory initialised for this choice: %s%s",
+	snprintf(buf, sizeof(buf), "  data dir initialised for this choice: %s%s",
 		 init ? "yes" : "no",
-		 init ? "  (I: re-initialise from scratch)"
-		      : " (F3 initialises it first; I replaces another initialisation)");
+		 init ? "  (I re-initialises it)" : "  (F3 initialises it; I replaces another)");
 	mb_w_text(y++, 0, COLS, init ? MB_ST_NORMAL : MB_ST_WARN, buf);
 	double pct, eta;
 	if (mb_session_init_progress(c->s, &pct, &eta)) {
@@ -1014,8 +1018,8 @@ static void draw_scenario(struct mb_console *c, int top, int h)
 		 sc->duration_s, sc->warmup_s, sc->ramp_s, sc->compression ? "on" : "off");
 	double accel = mb_session_accel(c->s);
 	snprintf(lines[nl++], 256,
-		 "this run: %d users, mailboxes of about %.1f MB (scale %g), one 8-hour day every "
-		 "%.1f min (accel x%g)",
+		 "this run: %d users, ~%.1f MB mailboxes (scale %g), an 8-hour day in %.1f min "
+		 "(x%g)",
 		 mb_session_users(c->s), sc->mailbox_mb * mb_session_scale(c->s),
 		 mb_session_scale(c->s), accel > 0 ? 480.0 / accel : 0.0, accel);
 	for (int i = 0; i < nl && y < top + h; i++)

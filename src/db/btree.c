@@ -96,15 +96,6 @@ static uint32_t cell_child(const uint8_t *p, int i)
 	return rd32(p + slot(p, i) + 2);
 }
 
-static int kcmp(const void *a, size_t al, const void *b, size_t bl)
-{
-	size_t n = al < bl ? al : bl;
-	int c = memcmp(a, b, n);
-	if (c)
-		return c;
-	return al < bl ? -1 : al > bl;
-}
-
 /* first index with key >= k; *eq when equal */
 static int lower_bound(const uint8_t *p, const void *k, size_t kl, bool *eq)
 {
@@ -372,6 +363,19 @@ static void fill_node(uint8_t *p, uint32_t ps, const uint8_t **cells, const size
 		node_append(p, ps, cells[i], lens[i]);
 }
 
+/* Leaf links after a split or merge: page nx's PREV becomes pgno. */
+static int set_prev(struct mb_db *db, uint32_t nx, uint32_t pgno)
+{
+	struct frame *nf;
+	int r = pg_get(db, nx, &nf);
+	if (r < 0)
+		return r;
+	if ((r = pg_write(db, nf)) == 0)
+		wr32(nf->data + PG_OFF_PREV, pgno);
+	cache_put(nf);
+	return r;
+}
+
 static int split_insert(struct mb_db *db, struct path *pt, int level, struct frame *fr, int pos,
 			const uint8_t *cell, size_t len)
 {
@@ -456,16 +460,8 @@ static int split_insert(struct mb_db *db, struct path *pt, int level, struct fra
 		wr32(R->data + PG_OFF_NEXT, nx);
 		wr32(R->data + PG_OFF_PREV, fr->pgno);
 		wr32(p + PG_OFF_NEXT, R->pgno);
-		if (nx) {
-			struct frame *nf;
-			if ((r = pg_get(db, nx, &nf)) < 0)
-				goto out;
-			if ((r = pg_write(db, nf)) == 0)
-				wr32(nf->data + PG_OFF_PREV, R->pgno);
-			cache_put(nf);
-			if (r < 0)
-				goto out;
-		}
+		if (nx && (r = set_prev(db, nx, R->pgno)) < 0)
+			goto out;
 	} else {
 		wr32(R->data + PG_OFF_PREV, mid_child);
 	}
@@ -538,16 +534,8 @@ static int merge_nodes(struct mb_db *db, struct path *pt, int level, struct fram
 	if (leaf) {
 		uint32_t nx = rd32(rp + PG_OFF_NEXT);
 		wr32(l + PG_OFF_NEXT, nx);
-		if (nx) {
-			struct frame *nf;
-			if ((r = pg_get(db, nx, &nf)) < 0)
-				return r;
-			if ((r = pg_write(db, nf)) == 0)
-				wr32(nf->data + PG_OFF_PREV, lf->pgno);
-			cache_put(nf);
-			if (r < 0)
-				return r;
-		}
+		if (nx && (r = set_prev(db, nx, lf->pgno)) < 0)
+			return r;
 	}
 	node_remove(pf->data, ps, sepi);
 	return pg_free(db, rf->pgno);
@@ -1106,7 +1094,8 @@ static int cur_sync(struct mb_cursor *c, struct frame **fo, bool *exact)
 	return 0;
 }
 
-int mb_cursor_next(struct mb_cursor *c)
+/* One entry forward (dir 1) or back (dir -1) from the current key. */
+static int cur_step(struct mb_cursor *c, int dir)
 {
 	if (!c->positioned)
 		return MB_ENOTFOUND;
@@ -1115,19 +1104,19 @@ int mb_cursor_next(struct mb_cursor *c)
 	int r = cur_sync(c, &f, &exact);
 	if (r < 0)
 		return r;
-	return cur_walk(c, f, exact ? c->idx + 1 : c->idx, 1);
+	if (dir > 0)
+		return cur_walk(c, f, exact ? c->idx + 1 : c->idx, 1);
+	return cur_walk(c, f, c->idx - 1, -1);
+}
+
+int mb_cursor_next(struct mb_cursor *c)
+{
+	return cur_step(c, 1);
 }
 
 int mb_cursor_prev(struct mb_cursor *c)
 {
-	if (!c->positioned)
-		return MB_ENOTFOUND;
-	struct frame *f;
-	bool exact;
-	int r = cur_sync(c, &f, &exact);
-	if (r < 0)
-		return r;
-	return cur_walk(c, f, c->idx - 1, -1);
+	return cur_step(c, -1);
 }
 
 int mb_cursor_key(struct mb_cursor *c, const void **key, size_t *klen)

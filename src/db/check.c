@@ -68,15 +68,6 @@ static bool mark(struct ck *k, uint32_t pg, const char *what)
 	return true;
 }
 
-static int kcmp(const void *a, size_t al, const void *b, size_t bl)
-{
-	size_t n = al < bl ? al : bl;
-	int c = memcmp(a, b, n);
-	if (c)
-		return c;
-	return al < bl ? -1 : al > bl;
-}
-
 static bool get(struct ck *k, uint32_t pg, struct frame **f)
 {
 	int r = pg_get(k->db, pg, f);

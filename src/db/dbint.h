@@ -93,6 +93,16 @@ static inline void wr64(uint8_t *p, uint64_t v)
 	memcpy(p, &v, 8);
 }
 
+/* key order of the B+tree (and of its checker): bytewise, a prefix first */
+static inline int kcmp(const void *a, size_t al, const void *b, size_t bl)
+{
+	size_t n = al < bl ? al : bl;
+	int c = memcmp(a, b, n);
+	if (c)
+		return c;
+	return al < bl ? -1 : al > bl;
+}
+
 /* checksum of a page (bytes 4..size) */
 uint32_t mb_page_crc(const uint8_t *page, uint32_t size);
 /* set the crc field */

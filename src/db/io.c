@@ -201,27 +201,30 @@ static void record(struct mb_io *io, enum mb_file_kind k, enum mb_io_op op, uint
 	pthread_mutex_unlock(&lh->lock);
 }
 
-void mb_io_hist_merge(struct mb_io *io, enum mb_file_kind kind, enum mb_io_op op,
-		      struct mb_hist *dst)
+/* Merge every shard of one histogram into dst, emptying them when reset. */
+static void hist_collect(struct mb_io *io, enum mb_file_kind kind, enum mb_io_op op,
+			 struct mb_hist *dst, bool reset)
 {
 	for (int s = 0; s < HIST_SHARDS; s++) {
 		struct locked_hist *lh = &io->hist[kind][op][s];
 		pthread_mutex_lock(&lh->lock);
 		mb_hist_merge(dst, lh->h);
+		if (reset)
+			mb_hist_reset(lh->h);
 		pthread_mutex_unlock(&lh->lock);
 	}
+}
+
+void mb_io_hist_merge(struct mb_io *io, enum mb_file_kind kind, enum mb_io_op op,
+		      struct mb_hist *dst)
+{
+	hist_collect(io, kind, op, dst, false);
 }
 
 void mb_io_hist_take(struct mb_io *io, enum mb_file_kind kind, enum mb_io_op op,
 		     struct mb_hist *dst)
 {
-	for (int s = 0; s < HIST_SHARDS; s++) {
-		struct locked_hist *lh = &io->hist[kind][op][s];
-		pthread_mutex_lock(&lh->lock);
-		mb_hist_merge(dst, lh->h);
-		mb_hist_reset(lh->h);
-		pthread_mutex_unlock(&lh->lock);
-	}
+	hist_collect(io, kind, op, dst, true);
 }
 
 void mb_io_stats_get(const struct mb_io *io, struct mb_io_stats *out)

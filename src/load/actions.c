@@ -125,6 +125,23 @@ static const struct mb_op_reply *find_op(const struct mb_reply *r, uint8_t code,
 	return NULL;
 }
 
+/* The MB_PR_MID column of the rows that reply op code returned, into
+ * mids[0..*n) (at most MB_CTX_ITEMS); the op's error if it failed. */
+static int take_mids(const struct mb_reply *r, uint8_t code, uint64_t *mids, int *n)
+{
+	const struct mb_op_reply *q = find_op(r, code, 0);
+	if (!q || q->status != 0)
+		return q ? q->status : MB_EPROTO;
+	*n = 0;
+	for (uint32_t i = 0; i < q->u.rows.nrows && *n < MB_CTX_ITEMS; i++) {
+		const struct mb_prop *row = &q->u.rows.vals[(size_t)i * q->u.rows.ncols];
+		const struct mb_prop *m = mb_props_find(row, q->u.rows.ncols, MB_PR_MID);
+		if (m && MB_PTAG_TYPE(m->tag) == MB_PT_I64)
+			mids[(*n)++] = (uint64_t)m->v.i;
+	}
+	return 0;
+}
+
 static const char *user_name(const struct mb_user *u, uint32_t idx)
 {
 	return mb_topology_user(ES(u)->topo, (int)idx)->name;
@@ -351,6 +368,17 @@ static void emit_create_item(struct mb_user *u, uint32_t local, struct mb_prop *
 	mb_rb_op(rb, MB_OP_RELEASE)->u.release.handle = H_NEW;
 }
 
+/* Ack the message that reply op code (SaveChanges, CreateContact) saved. */
+static int ack_saved(struct mb_user *u, const struct mb_reply *r, uint8_t code)
+{
+	const struct mb_op_reply *o = find_op(r, code, 0);
+	if (!o || o->status != 0)
+		return o ? o->status : MB_EPROTO;
+	uint64_t mid = o->u.saved.mid;
+	mb_user_ack(u, '+', u->mailbox, &mid, 1);
+	return 0;
+}
+
 /* Ack what emit_create_item created. */
 static int took_create(struct mb_user *u, const struct mb_reply *r, int slot)
 {
@@ -363,12 +391,7 @@ static int took_create(struct mb_user *u, const struct mb_reply *r, int slot)
 			mb_replica_upsert(u->rep, slot, o->u.sync_up.mids[i], MB_MSGFLAG_READ, 0, -1);
 		return 0;
 	}
-	const struct mb_op_reply *o = find_op(r, MB_OP_SAVE_CHANGES, 0);
-	if (!o || o->status != 0)
-		return o ? o->status : MB_EPROTO;
-	uint64_t mid = o->u.saved.mid;
-	mb_user_ack(u, '+', u->mailbox, &mid, 1);
-	return 0;
+	return ack_saved(u, r, MB_OP_SAVE_CHANGES);
 }
 
 /* ---- logon --------------------------------------------------------------------- */
@@ -640,16 +663,9 @@ static int act_process_inbox(struct mb_user *u, const struct mb_reply *r)
 			c->i = 0;
 			break;
 		case PI_EMPTY_LIST: {
-			const struct mb_op_reply *q = find_op(r, MB_OP_QUERY_ROWS, 0);
-			if (!q || q->status != 0)
-				return q ? q->status : MB_EPROTO;
-			c->ndel = 0;
-			for (uint32_t i = 0; i < q->u.rows.nrows && c->ndel < MB_CTX_ITEMS; i++) {
-				const struct mb_prop *row = &q->u.rows.vals[(size_t)i * q->u.rows.ncols];
-				const struct mb_prop *m = mb_props_find(row, q->u.rows.ncols, MB_PR_MID);
-				if (m && MB_PTAG_TYPE(m->tag) == MB_PT_I64)
-					c->mids[c->ndel++] = (uint64_t)m->v.i;
-			}
+			int rc = take_mids(r, MB_OP_QUERY_ROWS, c->mids, &c->ndel);
+			if (rc)
+				return rc;
 			u->step = PI_EMPTY_DEL;
 			c->i = 1; /* listed */
 			break;
@@ -875,16 +891,9 @@ static int act_browse_mail(struct mb_user *u, const struct mb_reply *r)
 		c->folders = mb_rng_range(&u->rng, 1, 2 * sp->browse_folders - 1);
 		u->step = 1;
 	} else if (u->step == 2) {
-		const struct mb_op_reply *q = find_op(r, MB_OP_QUERY_ROWS, 0);
-		if (!q || q->status != 0)
-			return q ? q->status : MB_EPROTO;
-		c->n = 0;
-		for (uint32_t i = 0; i < q->u.rows.nrows && c->n < MB_CTX_ITEMS; i++) {
-			const struct mb_prop *row = &q->u.rows.vals[(size_t)i * q->u.rows.ncols];
-			const struct mb_prop *m = mb_props_find(row, q->u.rows.ncols, MB_PR_MID);
-			if (m && MB_PTAG_TYPE(m->tag) == MB_PT_I64)
-				c->mids[c->n++] = (uint64_t)m->v.i;
-		}
+		int rc = take_mids(r, MB_OP_QUERY_ROWS, c->mids, &c->n);
+		if (rc)
+			return rc;
 		c->reads = c->n ? mb_rng_range(&u->rng, 1, 2 * sp->browse_reads - 1) : 0;
 		u->step = 3;
 	} else if (u->step == 3) {
@@ -1033,9 +1042,30 @@ static int act_make_appointment(struct mb_user *u, const struct mb_reply *r)
 	return send_rpc(u);
 }
 
-static int act_browse_calendar(struct mb_user *u, const struct mb_reply *r)
+/* Steps 1 and on of browsing a list (calendar, contacts): at step 1 take
+ * the message ids of reply op code and pick how many to open (mean_reads on
+ * average), then open one of them, at random, per RPC; 0 when done. */
+static int read_some(struct mb_user *u, const struct mb_reply *r, uint8_t code, int mean_reads,
+		     uint32_t local)
 {
 	struct mb_uctx *c = u->ctx;
+	if (u->step == 1) {
+		int rc = take_mids(r, code, c->mids, &c->n);
+		if (rc)
+			return rc;
+		c->reads = c->n ? mb_rng_range(&u->rng, 1, 2 * mean_reads - 1) : 0;
+		u->step = 2;
+	} else {
+		c->reads--;
+	}
+	if (c->reads <= 0)
+		return 0;
+	emit_read(u, local, c->mids[mb_rng_range(&u->rng, 0, c->n - 1)], false);
+	return send_rpc(u);
+}
+
+static int act_browse_calendar(struct mb_user *u, const struct mb_reply *r)
+{
 	struct mb_rb *rb = &u->sh->rb;
 	if (u->rep) {
 		u->sh->st->n.local_reads += 1 + (uint64_t)ES(u)->sp.calendar_reads;
@@ -1050,26 +1080,7 @@ static int act_browse_calendar(struct mb_user *u, const struct mb_reply *r)
 		u->step = 1;
 		return send_rpc(u);
 	}
-	if (u->step == 1) {
-		const struct mb_op_reply *q = find_op(r, MB_OP_CALENDAR_RANGE, 0);
-		if (!q || q->status != 0)
-			return q ? q->status : MB_EPROTO;
-		c->n = 0;
-		for (uint32_t i = 0; i < q->u.rows.nrows && c->n < MB_CTX_ITEMS; i++) {
-			const struct mb_prop *row = &q->u.rows.vals[(size_t)i * q->u.rows.ncols];
-			const struct mb_prop *m = mb_props_find(row, q->u.rows.ncols, MB_PR_MID);
-			if (m && MB_PTAG_TYPE(m->tag) == MB_PT_I64)
-				c->mids[c->n++] = (uint64_t)m->v.i;
-		}
-		c->reads = c->n ? mb_rng_range(&u->rng, 1, 2 * ES(u)->sp.calendar_reads - 1) : 0;
-		u->step = 2;
-	} else {
-		c->reads--;
-	}
-	if (c->reads <= 0)
-		return 0;
-	emit_read(u, MB_FID_CALENDAR, c->mids[mb_rng_range(&u->rng, 0, c->n - 1)], false);
-	return send_rpc(u);
+	return read_some(u, r, MB_OP_CALENDAR_RANGE, ES(u)->sp.calendar_reads, MB_FID_CALENDAR);
 }
 
 /* ---- journal, logoff, contacts ------------------------------------------------------- */
@@ -1104,7 +1115,6 @@ static int act_logoff(struct mb_user *u, const struct mb_reply *r)
 
 static int act_browse_contacts(struct mb_user *u, const struct mb_reply *r)
 {
-	struct mb_uctx *c = u->ctx;
 	if (u->rep) {
 		u->sh->st->n.local_reads += 1 + (uint64_t)ES(u)->sp.contacts_reads;
 		return 0;
@@ -1117,26 +1127,7 @@ static int act_browse_contacts(struct mb_user *u, const struct mb_reply *r)
 		u->step = 1;
 		return send_rpc(u);
 	}
-	if (u->step == 1) {
-		const struct mb_op_reply *q = find_op(r, MB_OP_LIST_CONTACTS, 0);
-		if (!q || q->status != 0)
-			return q ? q->status : MB_EPROTO;
-		c->n = 0;
-		for (uint32_t i = 0; i < q->u.rows.nrows && c->n < MB_CTX_ITEMS; i++) {
-			const struct mb_prop *row = &q->u.rows.vals[(size_t)i * q->u.rows.ncols];
-			const struct mb_prop *m = mb_props_find(row, q->u.rows.ncols, MB_PR_MID);
-			if (m && MB_PTAG_TYPE(m->tag) == MB_PT_I64)
-				c->mids[c->n++] = (uint64_t)m->v.i;
-		}
-		c->reads = c->n ? mb_rng_range(&u->rng, 1, 2 * ES(u)->sp.contacts_reads - 1) : 0;
-		u->step = 2;
-	} else {
-		c->reads--;
-	}
-	if (c->reads <= 0)
-		return 0;
-	emit_read(u, MB_FID_CONTACTS, c->mids[mb_rng_range(&u->rng, 0, c->n - 1)], false);
-	return send_rpc(u);
+	return read_some(u, r, MB_OP_LIST_CONTACTS, ES(u)->sp.contacts_reads, MB_FID_CONTACTS);
 }
 
 static int act_create_contact(struct mb_user *u, const struct mb_reply *r)
@@ -1145,12 +1136,7 @@ static int act_create_contact(struct mb_user *u, const struct mb_reply *r)
 	if (r) {
 		if (u->rep)
 			return took_create(u, r, MB_RSLOT_CONTACTS);
-		const struct mb_op_reply *o = find_op(r, MB_OP_CREATE_CONTACT, 0);
-		if (!o || o->status != 0)
-			return o ? o->status : MB_EPROTO;
-		uint64_t mid = o->u.saved.mid;
-		mb_user_ack(u, '+', u->mailbox, &mid, 1);
-		return 0;
+		return ack_saved(u, r, MB_OP_CREATE_CONTACT);
 	}
 	uint64_t seed = mb_rng_next(&u->rng);
 	char name[64];

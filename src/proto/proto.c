@@ -84,6 +84,12 @@ struct wr {
 	int err;
 };
 
+/* Record err unless an earlier error is already recorded. */
+static void w_fail(struct wr *w, int err)
+{
+	if (!w->err)
+		w->err = err;
+}
 static void w_bytes(struct wr *w, const void *p, size_t n)
 {
 	if (!w->err)
@@ -114,7 +120,7 @@ static void w_u64(struct wr *w, uint64_t v)
 static void w_str(struct wr *w, struct mb_bytes s)
 {
 	if (s.len > 0xFFFF) {
-		w->err = w->err ? w->err : MB_ETOOBIG;
+		w_fail(w, MB_ETOOBIG);
 		return;
 	}
 	w_u16(w, (uint16_t)s.len);
@@ -166,7 +172,7 @@ static void w_prop(struct wr *w, const struct mb_prop *p)
 		break;
 	case MB_PT_MV_STRING:
 		if (p->v.mv.n > MB_PROTO_MAX_PROPS) {
-			w->err = w->err ? w->err : MB_ETOOBIG;
+			w_fail(w, MB_ETOOBIG);
 			return;
 		}
 		w_u16(w, p->v.mv.n);
@@ -174,14 +180,14 @@ static void w_prop(struct wr *w, const struct mb_prop *p)
 			w_lstr(w, p->v.mv.v[i]);
 		break;
 	default:
-		w->err = w->err ? w->err : MB_EINVAL;
+		w_fail(w, MB_EINVAL);
 	}
 }
 
 static void w_props(struct wr *w, const struct mb_prop *props, uint16_t n)
 {
 	if (n > MB_PROTO_MAX_PROPS) {
-		w->err = w->err ? w->err : MB_ETOOBIG;
+		w_fail(w, MB_ETOOBIG);
 		return;
 	}
 	w_u16(w, n);
@@ -192,7 +198,7 @@ static void w_props(struct wr *w, const struct mb_prop *props, uint16_t n)
 static void w_tags(struct wr *w, const uint32_t *tags, uint16_t n)
 {
 	if (n > MB_PROTO_MAX_PROPS) {
-		w->err = w->err ? w->err : MB_ETOOBIG;
+		w_fail(w, MB_ETOOBIG);
 		return;
 	}
 	w_u16(w, n);
@@ -203,7 +209,7 @@ static void w_tags(struct wr *w, const uint32_t *tags, uint16_t n)
 static void w_mids(struct wr *w, const uint64_t *mids, uint32_t n)
 {
 	if (n > MB_PROTO_MAX_IDS) {
-		w->err = w->err ? w->err : MB_ETOOBIG;
+		w_fail(w, MB_ETOOBIG);
 		return;
 	}
 	w_u32(w, n);
@@ -244,70 +250,51 @@ struct rd {
 	struct mb_arena *a;
 };
 
-static bool r_need(struct rd *r, size_t n)
+/* The next n bytes (and step past them), or NULL with MB_EPROTO recorded
+ * when fewer remain (or an earlier error is recorded). */
+static const uint8_t *r_take(struct rd *r, size_t n)
 {
 	if (r->err)
-		return false;
+		return NULL;
 	if (r->left < n) {
 		r->err = MB_EPROTO;
-		return false;
+		return NULL;
 	}
-	return true;
+	const uint8_t *p = r->p;
+	r->p += n;
+	r->left -= n;
+	return p;
 }
 static uint8_t r_u8(struct rd *r)
 {
-	if (!r_need(r, 1))
-		return 0;
-	uint8_t v = r->p[0];
-	r->p++;
-	r->left--;
-	return v;
+	const uint8_t *p = r_take(r, 1);
+	return p ? p[0] : 0;
 }
 static uint16_t r_u16(struct rd *r)
 {
-	if (!r_need(r, 2))
-		return 0;
-	uint16_t v = get16(r->p);
-	r->p += 2;
-	r->left -= 2;
-	return v;
+	const uint8_t *p = r_take(r, 2);
+	return p ? get16(p) : 0;
 }
 static uint32_t r_u32(struct rd *r)
 {
-	if (!r_need(r, 4))
-		return 0;
-	uint32_t v = get32(r->p);
-	r->p += 4;
-	r->left -= 4;
-	return v;
+	const uint8_t *p = r_take(r, 4);
+	return p ? get32(p) : 0;
 }
 static uint64_t r_u64(struct rd *r)
 {
-	if (!r_need(r, 8))
-		return 0;
-	uint64_t v = get64(r->p);
-	r->p += 8;
-	r->left -= 8;
-	return v;
+	const uint8_t *p = r_take(r, 8);
+	return p ? get64(p) : 0;
 }
 static void r_fixed(struct rd *r, void *dst, size_t n)
 {
-	if (!r_need(r, n))
-		return;
-	memcpy(dst, r->p, n);
-	r->p += n;
-	r->left -= n;
+	const uint8_t *p = r_take(r, n);
+	if (p)
+		memcpy(dst, p, n);
 }
 static struct mb_bytes r_span(struct rd *r, size_t n)
 {
-	struct mb_bytes s = {NULL, 0};
-	if (!r_need(r, n))
-		return s;
-	s.p = r->p;
-	s.len = (uint32_t)n;
-	r->p += n;
-	r->left -= n;
-	return s;
+	const uint8_t *p = r_take(r, n);
+	return p ? (struct mb_bytes){p, (uint32_t)n} : (struct mb_bytes){NULL, 0};
 }
 static struct mb_bytes r_str(struct rd *r, size_t max)
 {
@@ -679,7 +666,7 @@ static void enc_op_body(struct wr *w, const struct mb_op *op)
 		break;
 	case MB_OP_SYNC_UPLOAD:
 		if (op->u.sync_up.n > MB_PROTO_MAX_IDS) {
-			w->err = w->err ? w->err : MB_ETOOBIG;
+			w_fail(w, MB_ETOOBIG);
 			break;
 		}
 		w_u64(w, op->u.sync_up.fid);
@@ -695,12 +682,12 @@ static void enc_op_body(struct wr *w, const struct mb_op *op)
 				w_u64(w, c->mid);
 				w_u32(w, c->flags);
 			} else {
-				w->err = w->err ? w->err : MB_EINVAL;
+				w_fail(w, MB_EINVAL);
 			}
 		}
 		break;
 	default:
-		w->err = w->err ? w->err : MB_EINVAL;
+		w_fail(w, MB_EINVAL);
 	}
 }
 
@@ -839,10 +826,28 @@ static void dec_op_body(struct rd *r, struct mb_op *op)
 	}
 }
 
+/* An op body: a u32 length, then that many bytes, read by a reader of
+ * its own (r->err is set when the length or the bytes are missing). */
+static struct rd r_body(struct rd *r)
+{
+	uint32_t blen = r_u32(r);
+	const uint8_t *p = r_take(r, blen);
+	return (struct rd){p, p ? blen : 0, 0, r->a};
+}
+
+/* 0 when the body decoded and used every byte, else its error. */
+static int r_body_end(const struct rd *body)
+{
+	if (body->err)
+		return body->err;
+	return body->left ? MB_EPROTO : 0;
+}
+
 int mb_request_decode(const uint8_t *p, size_t len, uint32_t seq, struct mb_arena *a,
 		      struct mb_request *out)
 {
 	struct rd r = {p, len, 0, a};
+	int rc;
 
 	memset(out, 0, sizeof(*out));
 	out->seq = seq;
@@ -856,17 +861,12 @@ int mb_request_decode(const uint8_t *p, size_t len, uint32_t seq, struct mb_aren
 	for (uint16_t i = 0; i < n; i++) {
 		struct mb_op *op = &out->ops[i];
 		op->code = r_u8(&r);
-		uint32_t blen = r_u32(&r);
-		if (r.err || blen > r.left)
+		struct rd body = r_body(&r);
+		if (r.err)
 			return MB_EPROTO;
-		struct rd body = {r.p, blen, 0, a};
 		dec_op_body(&body, op);
-		if (body.err)
-			return body.err;
-		if (body.left)
-			return MB_EPROTO;
-		r.p += blen;
-		r.left -= blen;
+		if ((rc = r_body_end(&body)))
+			return rc;
 	}
 	if (r.left)
 		return MB_EPROTO;
@@ -880,7 +880,7 @@ static void enc_rows(struct wr *w, uint16_t ncols, uint32_t nrows, uint8_t more,
 		     const struct mb_prop *vals)
 {
 	if (ncols > MB_PROTO_MAX_PROPS || nrows > MB_PROTO_MAX_ROWS) {
-		w->err = w->err ? w->err : MB_ETOOBIG;
+		w_fail(w, MB_ETOOBIG);
 		return;
 	}
 	w_u16(w, ncols);
@@ -940,7 +940,7 @@ static void enc_reply_body(struct wr *w, const struct mb_op_reply *o)
 		break;
 	case MB_OP_SUBMIT:
 		if (o->u.submit.n > MB_PROTO_MAX_IDS) {
-			w->err = w->err ? w->err : MB_ETOOBIG;
+			w_fail(w, MB_ETOOBIG);
 			break;
 		}
 		w_u64(w, o->u.submit.mid);
@@ -959,7 +959,7 @@ static void enc_reply_body(struct wr *w, const struct mb_op_reply *o)
 		break;
 	case MB_OP_FREEBUSY:
 		if (o->u.freebusy.n > MB_PROTO_MAX_IDS) {
-			w->err = w->err ? w->err : MB_ETOOBIG;
+			w_fail(w, MB_ETOOBIG);
 			break;
 		}
 		w_u32(w, o->u.freebusy.n);
@@ -971,7 +971,7 @@ static void enc_reply_body(struct wr *w, const struct mb_op_reply *o)
 		break;
 	case MB_OP_SYNC_DOWNLOAD:
 		if (o->u.sync_down.n > MB_PROTO_MAX_ROWS) {
-			w->err = w->err ? w->err : MB_ETOOBIG;
+			w_fail(w, MB_ETOOBIG);
 			break;
 		}
 		w_u64(w, o->u.sync_down.watermark);
@@ -991,7 +991,7 @@ static void enc_reply_body(struct wr *w, const struct mb_op_reply *o)
 		w_mids(w, o->u.sync_up.mids, o->u.sync_up.n);
 		break;
 	default:
-		w->err = w->err ? w->err : MB_EINVAL;
+		w_fail(w, MB_EINVAL);
 	}
 }
 
@@ -1150,6 +1150,7 @@ int mb_reply_decode(const uint8_t *p, size_t len, uint32_t seq, struct mb_arena 
 		    struct mb_reply *out)
 {
 	struct rd r = {p, len, 0, a};
+	int rc;
 
 	memset(out, 0, sizeof(*out));
 	out->seq = seq;
@@ -1164,18 +1165,13 @@ int mb_reply_decode(const uint8_t *p, size_t len, uint32_t seq, struct mb_arena 
 		struct mb_op_reply *o = &out->ops[i];
 		o->code = r_u8(&r);
 		o->status = (int32_t)r_u32(&r);
-		uint32_t blen = r_u32(&r);
-		if (r.err || blen > r.left || mb_op_index(o->code) < 0)
+		struct rd body = r_body(&r);
+		if (r.err || mb_op_index(o->code) < 0)
 			return MB_EPROTO;
-		struct rd body = {r.p, blen, 0, a};
 		if (o->status == 0)
 			dec_reply_body(&body, o);
-		if (body.err)
-			return body.err;
-		if (body.left)
-			return MB_EPROTO;
-		r.p += blen;
-		r.left -= blen;
+		if ((rc = r_body_end(&body)))
+			return rc;
 	}
 	if (r.left)
 		return MB_EPROTO;

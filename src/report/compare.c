@@ -203,9 +203,10 @@ int mb_compare_build(const struct mb_compare_input *in, struct mb_table **out)
 		}
 		mb_threshold_text(&in->th->counter[id], (enum mb_counter_id)id, buf, sizeof(buf));
 		mb_table_set_cell(t, r, c_thr, buf);
+		/* live when measured; else (e.g. the run has stopped) the average */
 		enum mb_verdict v;
-		if (in->live)
-			v = mb_threshold_eval(&in->th->counter[id], lh, lh ? in->live[id] : 0);
+		if (lh)
+			v = mb_threshold_eval(&in->th->counter[id], lh, in->live[id]);
 		else
 			v = mb_threshold_eval(&in->th->counter[id], ah, ah ? in->avg[id] : 0);
 		mb_table_set_verdict(t, r, v);

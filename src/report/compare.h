@@ -6,8 +6,8 @@
  * scenario's published columns, a pinned saved run (optional), this run's
  * live value (10 s window, optional), run average (after warm-up), the
  * difference to a chosen published column, and the threshold.  Rows carry
- * the verdict of their threshold against live (or, without live, the
- * average).  Long headings (mb_table_heading(t, c, true)) are the legend:
+ * the verdict of their threshold against live (or, when live is not
+ * measured, e.g. after the run stopped, the average).  Long headings (mb_table_heading(t, c, true)) are the legend:
  * a published column's full heading, this run's full platform, engine,
  * client mode, SMT, users, scale and accel.  Invariant: every run figure comes from the input arrays; an
  * unmeasured one reads "n/a".

@@ -437,6 +437,11 @@ static void finish_load(struct mb_session *s)
 			if (rc)
 				emit_msg(s, "cannot save the run summary in %s/runs: %s",
 					 s->p.data_dir, mb_strerror(rc));
+			else if (!s->failed)
+				emit_msg(s, "load stopped: run %s saved (F6 lists saved runs)",
+					 s->last.id);
+		} else if (!s->failed) {
+			emit_msg(s, "load stopped");
 		}
 	}
 	if (!s->stress)

@@ -206,6 +206,16 @@ static int write_item(struct init_ctx *c, struct mb_schema *s, const struct mb_t
 	return rc;
 }
 
+/* Commit the open transaction, or abort it when rc is an error. */
+static int txn_close(struct mb_db *db, int rc)
+{
+	if (rc) {
+		mb_db_abort(db);
+		return rc;
+	}
+	return mb_db_commit(db);
+}
+
 static int populate_mailbox(struct init_ctx *c, struct mb_schema *s, const struct mb_topo_user *u,
 			    struct mb_buf *tmp)
 {
@@ -226,11 +236,7 @@ static int populate_mailbox(struct init_ctx *c, struct mb_schema *s, const struc
 			if (!rc && num != MB_FID_FIRST_USER + (uint32_t)f)
 				rc = MB_ECORRUPT;
 		}
-		if (rc) {
-			mb_db_abort(db);
-			return rc;
-		}
-		rc = mb_db_commit(db);
+		rc = txn_close(db, rc);
 		if (rc)
 			return rc;
 		m.next_mid = 1;
@@ -252,11 +258,7 @@ static int populate_mailbox(struct init_ctx *c, struct mb_schema *s, const struc
 			txn_bytes += b;
 			k++;
 		}
-		if (rc) {
-			mb_db_abort(db);
-			return rc;
-		}
-		rc = mb_db_commit(db);
+		rc = txn_close(db, rc);
 		if (rc)
 			return rc;
 		atomic_fetch_add(&c->items_done, (uint64_t)(k - start));

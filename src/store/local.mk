@@ -10,7 +10,7 @@ src_store_libmbstore_a_SOURCES = \
 
 # a command-line client of the store for the integration tests
 noinst_PROGRAMS += tests/integration/mb-client
-tests_integration_mb_client_SOURCES = tests/integration/mb-client.c
+tests_integration_mb_client_SOURCES = tests/integration/mb-client.c tests/opbatch.h
 tests_integration_mb_client_LDADD = $(MB_LIBS) $(MB_EXT_LIBS)
 
 TESTS += tests/integration/store_basic.sh
@@ -18,7 +18,8 @@ EXTRA_DIST += tests/integration/store_basic.sh
 
 check_PROGRAMS += tests/unit/test_delivery
 TESTS += tests/unit/test_delivery
-tests_unit_test_delivery_SOURCES = tests/unit/test_delivery.c tests/unit/storetest.h
+tests_unit_test_delivery_SOURCES = tests/unit/test_delivery.c tests/unit/storetest.h \
+	tests/opbatch.h
 tests_unit_test_delivery_CFLAGS = $(MBTEST_CFLAGS)
 tests_unit_test_delivery_LDADD = $(MBTEST_LIBS)
 
@@ -36,7 +37,7 @@ tests_unit_test_schema_LDADD = $(MBTEST_LIBS)
 
 # load driver of bench/store-ops.sh (not run by make check)
 noinst_PROGRAMS += bench/mb-storebench
-bench_mb_storebench_SOURCES = bench/mb-storebench.c
+bench_mb_storebench_SOURCES = bench/mb-storebench.c tests/opbatch.h
 bench_mb_storebench_LDADD = $(MB_LIBS) $(MB_EXT_LIBS)
 EXTRA_DIST += bench/store-ops.sh
 

@@ -15,6 +15,7 @@
  */
 #include "store/store_int.h"
 #include "core/error.h"
+#include "core/sampler.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,13 +27,6 @@ static int64_t now_ms(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 /* ---- handles ---- */
@@ -255,6 +249,27 @@ static void *ar(struct req *r, size_t n)
 	return mb_arena_alloc(r->arena, n);
 }
 
+/* A copy of p[0..n) in the reply arena, as out; MB_ETOOBIG when full. */
+static int ar_bytes(struct req *r, const void *p, size_t n, struct mb_bytes *out)
+{
+	uint8_t *b = ar(r, n ? n : 1);
+	if (!b)
+		return MB_ETOOBIG;
+	if (n)
+		memcpy(b, p, n);
+	out->p = b;
+	out->len = (uint32_t)n;
+	return 0;
+}
+
+/* Room for n rows of nc columns in res (rows.ncols, rows.vals). */
+static int ar_rows(struct req *r, struct mb_op_reply *res, uint32_t n, uint16_t nc)
+{
+	res->u.rows.ncols = nc;
+	res->u.rows.vals = ar(r, (size_t)(n ? n : 1) * nc * sizeof(struct mb_prop));
+	return res->u.rows.vals ? 0 : MB_ETOOBIG;
+}
+
 static int own_folder(struct req *r, uint64_t fid, uint32_t *local)
 {
 	if (MB_FID_MAILBOX(fid) != r->sess->mailbox)
@@ -324,14 +339,7 @@ static int msg_column(struct dbw *w, struct req *r, uint32_t mailbox, const stru
 		rc = budget(r, w->val2.len);
 		if (rc)
 			return rc;
-		uint8_t *b = ar(r, w->val2.len ? w->val2.len : 1);
-		if (!b)
-			return MB_ETOOBIG;
-		if (w->val2.len)
-			memcpy(b, w->val2.data, w->val2.len);
-		out->v.b.p = b;
-		out->v.b.len = (uint32_t)w->val2.len;
-		return 0;
+		return ar_bytes(r, w->val2.data, w->val2.len, &out->v.b);
 	}
 	default: {
 		const struct mb_prop *p = mb_props_find(props, nprops, tag);
@@ -623,15 +631,11 @@ static int op_open_folder(struct dbw *w, struct req *r, struct mb_op *op, struct
 	rc = mb_schema_folder_get(w->schema, r->sess->mailbox, local, &f);
 	if (rc)
 		return rc;
-	size_t nl = strlen(f.name);
-	uint8_t *name = ar(r, nl + 1);
-	if (!name)
-		return MB_ETOOBIG;
-	memcpy(name, f.name, nl);
+	rc = ar_bytes(r, f.name, strlen(f.name), &res->u.folder.name);
+	if (rc)
+		return rc;
 	res->u.folder.fid = op->u.open_folder.fid;
 	res->u.folder.parent = f.parent ? MB_FID(r->sess->mailbox, f.parent) : 0;
-	res->u.folder.name.p = name;
-	res->u.folder.name.len = (uint32_t)nl;
 	res->u.folder.count = f.count;
 	res->u.folder.unread = f.unread;
 	res->u.folder.subfolders = f.subfolders;
@@ -703,16 +707,8 @@ static int folder_value(uint32_t mailbox, const struct mb_folder_rec *f, uint32_
 	case MB_PR_CHANGE_NUM:
 		out->v.i = (int64_t)f->cn;
 		return 0;
-	case MB_PR_DISPLAY_NAME: {
-		size_t nl = strlen(f->name);
-		uint8_t *p = ar(r, nl + 1);
-		if (!p)
-			return MB_ETOOBIG;
-		memcpy(p, f->name, nl);
-		out->v.b.p = p;
-		out->v.b.len = (uint32_t)nl;
-		return 0;
-	}
+	case MB_PR_DISPLAY_NAME:
+		return ar_bytes(r, f->name, strlen(f->name), &out->v.b);
 	}
 	out->tag = (tag & 0xFFFF0000u) | MB_PT_ERROR;
 	out->v.i = MB_ENOTFOUND;
@@ -749,8 +745,7 @@ static int op_query_rows(struct dbw *w, struct req *r, struct mb_op *op, struct 
 						   collect_mid, &l, &more);
 		if (rc)
 			return rc;
-		res->u.rows.vals = ar(r, (size_t)(l.n ? l.n : 1) * h->ncols * sizeof(struct mb_prop));
-		if (!res->u.rows.vals)
+		if (ar_rows(r, res, l.n, h->ncols))
 			return MB_ETOOBIG;
 		uint32_t done = 0;
 		for (; done < l.n; done++) {
@@ -793,8 +788,7 @@ static int op_query_rows(struct dbw *w, struct req *r, struct mb_op *op, struct 
 			return rc;
 		uint32_t n = l.n > max ? max : l.n;
 		more = l.n > max;
-		res->u.rows.vals = ar(r, (size_t)(n ? n : 1) * h->ncols * sizeof(struct mb_prop));
-		if (!res->u.rows.vals)
+		if (ar_rows(r, res, n, h->ncols))
 			return MB_ETOOBIG;
 		for (uint32_t i = 0; i < n && !rc; i++)
 			for (uint16_t c = 0; c < h->ncols && !rc; c++)
@@ -1202,9 +1196,7 @@ static int op_calendar(struct dbw *w, struct req *r, struct mb_op *op, struct mb
 	if (rc)
 		return rc;
 	uint16_t nc = sizeof(cal_cols) / sizeof(cal_cols[0]);
-	res->u.rows.ncols = nc;
-	res->u.rows.vals = ar(r, (size_t)(l.n ? l.n : 1) * nc * sizeof(struct mb_prop));
-	if (!res->u.rows.vals)
+	if (ar_rows(r, res, l.n, nc))
 		return MB_ETOOBIG;
 	for (uint32_t i = 0; i < l.n && !rc; i++) {
 		struct mb_msg_rec rec;
@@ -1284,9 +1276,7 @@ static int op_list_contacts(struct dbw *w, struct req *r, struct mb_op *op,
 	if (rc)
 		return rc;
 	uint16_t nc = sizeof(contact_cols) / sizeof(contact_cols[0]);
-	res->u.rows.ncols = nc;
-	res->u.rows.vals = ar(r, (size_t)(l.n ? l.n : 1) * nc * sizeof(struct mb_prop));
-	if (!res->u.rows.vals)
+	if (ar_rows(r, res, l.n, nc))
 		return MB_ETOOBIG;
 	for (uint32_t i = 0; i < l.n && !rc; i++) {
 		struct mb_msg_rec rec;
@@ -1525,7 +1515,7 @@ void mb_ops_execute(struct dbw *w, struct req *r)
 			mb_store_enqueue(st, target, r);
 			return;
 		}
-		uint64_t t0 = mono_ns();
+		uint64_t t0 = mb_now_ns();
 		int rc;
 		res->code = op->code;
 		if (op->code == MB_OP_SUBMIT) {
@@ -1540,14 +1530,14 @@ void mb_ops_execute(struct dbw *w, struct req *r)
 				else
 					rc = submit_begin(w, r, h);
 				if (!rc && r->sub->ndb > 0) {
-					r->op_ns[r->next_op] += mono_ns() - t0;
+					r->op_ns[r->next_op] += mb_now_ns() - t0;
 					continue; /* first delivery phase (maybe elsewhere) */
 				}
 			} else {
 				rc = submit_deliver(w, r);
 				r->sub->phase++;
 				if (!rc && r->sub->phase <= r->sub->ndb) {
-					r->op_ns[r->next_op] += mono_ns() - t0;
+					r->op_ns[r->next_op] += mb_now_ns() - t0;
 					continue;
 				}
 			}
@@ -1569,7 +1559,7 @@ void mb_ops_execute(struct dbw *w, struct req *r)
 			memset(&res->u, 0, sizeof(res->u));
 			res->status = rc;
 		}
-		r->op_ns[r->next_op] += mono_ns() - t0;
+		r->op_ns[r->next_op] += mb_now_ns() - t0;
 		r->next_op++;
 	}
 	mb_req_release(r);

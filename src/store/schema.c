@@ -275,16 +275,21 @@ int mb_schema_mailbox_create(struct mb_schema *s, uint32_t mailbox, const char *
 	return rc;
 }
 
+/* The mailbox record and the record of one of its folders. */
+static int mbx_folder_get(struct mb_schema *s, uint32_t mailbox, uint32_t folder,
+			  struct mb_mailbox_rec *m, struct mb_folder_rec *f)
+{
+	int rc = mbx_get(s, mailbox, m);
+	return rc ? rc : mb_schema_folder_get(s, mailbox, folder, f);
+}
+
 int mb_schema_folder_create(struct mb_schema *s, uint32_t mailbox, uint32_t parent,
 			    const char *name, uint32_t *folder)
 {
 	struct mb_mailbox_rec m;
 	struct mb_folder_rec p;
-	int rc = mbx_get(s, mailbox, &m);
+	int rc = mbx_folder_get(s, mailbox, parent, &m, &p);
 
-	if (rc)
-		return rc;
-	rc = mb_schema_folder_get(s, mailbox, parent, &p);
 	if (rc)
 		return rc;
 	uint32_t n = m.next_folder++;
@@ -473,28 +478,55 @@ static int write_new(struct mb_schema *s, uint32_t mailbox, struct mb_mailbox_re
 	return rc;
 }
 
+/* A new row's fields from what the caller gives (mid, cn, size unset). */
+static void rec_from_in(struct mb_msg_rec *r, uint32_t folder, const struct mb_msg_in *in)
+{
+	memset(r, 0, sizeof(*r));
+	r->folder = folder;
+	r->flags = in->flags;
+	r->time = in->time;
+	r->body_len = in->body_len;
+	r->start = in->start;
+	r->end = in->end;
+	r->busy = in->busy;
+	r->appointment = in->appointment;
+}
+
+/* The mailbox record and the row of message mid (the row stays in s->val). */
+static int mbx_msg_get(struct mb_schema *s, uint32_t mailbox, uint64_t mid,
+		       struct mb_mailbox_rec *m, struct mb_msg_rec *old)
+{
+	int rc = mbx_get(s, mailbox, m);
+	return rc ? rc : mb_schema_msg_get(s, mailbox, mid, &s->val, old);
+}
+
+/* A changed row r (taken out of the indexes, rewritten, r->cn = the new
+ * change number) back in: indexes, its folder's unread count (by
+ * dunread), the mailbox record m; *cn = r->cn when cn is given. */
+static int msg_refiled(struct mb_schema *s, uint32_t mailbox, const struct mb_mailbox_rec *m,
+		       const struct mb_msg_rec *r, int dunread, uint64_t *cn)
+{
+	int rc = index_add(s, mailbox, r);
+	if (!rc)
+		rc = folder_touch(s, mailbox, r->folder, 0, dunread, r->cn);
+	if (!rc)
+		rc = mbx_put(s, mailbox, m);
+	if (!rc && cn)
+		*cn = r->cn;
+	return rc;
+}
+
 int mb_schema_msg_add(struct mb_schema *s, uint32_t mailbox, uint32_t folder,
 		      const struct mb_msg_in *in, struct mb_buf *tmp, uint64_t *mid, uint64_t *cn)
 {
 	struct mb_mailbox_rec m;
 	struct mb_folder_rec f;
 	struct mb_msg_rec r;
-	int rc = mbx_get(s, mailbox, &m);
+	int rc = mbx_folder_get(s, mailbox, folder, &m, &f);
 
 	if (rc)
 		return rc;
-	rc = mb_schema_folder_get(s, mailbox, folder, &f);
-	if (rc)
-		return rc;
-	memset(&r, 0, sizeof(r));
-	r.folder = folder;
-	r.flags = in->flags;
-	r.time = in->time;
-	r.body_len = in->body_len;
-	r.start = in->start;
-	r.end = in->end;
-	r.busy = in->busy;
-	r.appointment = in->appointment;
+	rec_from_in(&r, folder, in);
 	rc = write_new(s, mailbox, &m, &r, in->props, in->nprops, in->body, in->body_len, tmp);
 	if (!rc)
 		rc = mbx_put(s, mailbox, &m);
@@ -550,26 +582,15 @@ int mb_schema_msg_update(struct mb_schema *s, uint32_t mailbox, uint64_t mid,
 	struct mb_mailbox_rec m;
 	struct mb_msg_rec old, r;
 	uint8_t k[12];
-	int rc = mbx_get(s, mailbox, &m);
+	int rc = mbx_msg_get(s, mailbox, mid, &m, &old);
 
-	if (rc)
-		return rc;
-	rc = mb_schema_msg_get(s, mailbox, mid, &s->val, &old);
 	if (rc)
 		return rc;
 	rc = index_remove(s, mailbox, &old, 0);
 	if (rc)
 		return rc;
-	memset(&r, 0, sizeof(r));
+	rec_from_in(&r, old.folder, in);
 	r.mid = mid;
-	r.folder = old.folder;
-	r.flags = in->flags;
-	r.time = in->time;
-	r.body_len = in->body_len;
-	r.start = in->start;
-	r.end = in->end;
-	r.busy = in->busy;
-	r.appointment = in->appointment;
 	r.cn = m.next_cn++;
 	rc = msg_encode(tmp, &r, in->props, in->nprops);
 	if (rc)
@@ -584,14 +605,7 @@ int mb_schema_msg_update(struct mb_schema *s, uint32_t mailbox, uint64_t mid,
 			rc = mb_tree_del(s->bodies, k, k_msg(k, mailbox, mid));
 	}
 	if (!rc)
-		rc = index_add(s, mailbox, &r);
-	if (!rc)
-		rc = folder_touch(s, mailbox, r.folder, 0, unread_of(r.flags) - unread_of(old.flags),
-				  r.cn);
-	if (!rc)
-		rc = mbx_put(s, mailbox, &m);
-	if (!rc && cn)
-		*cn = r.cn;
+		rc = msg_refiled(s, mailbox, &m, &r, unread_of(r.flags) - unread_of(old.flags), cn);
 	return rc;
 }
 
@@ -600,11 +614,8 @@ int mb_schema_msg_set_flags(struct mb_schema *s, uint32_t mailbox, uint64_t mid,
 {
 	struct mb_mailbox_rec m;
 	struct mb_msg_rec old;
-	int rc = mbx_get(s, mailbox, &m);
+	int rc = mbx_msg_get(s, mailbox, mid, &m, &old);
 
-	if (rc)
-		return rc;
-	rc = mb_schema_msg_get(s, mailbox, mid, &s->val, &old);
 	if (rc)
 		return rc;
 	rc = index_remove(s, mailbox, &old, 0);
@@ -624,14 +635,7 @@ int mb_schema_msg_set_flags(struct mb_schema *s, uint32_t mailbox, uint64_t mid,
 	rc = mb_tree_put(s->messages, k, k_msg(k, mailbox, mid), copy, s->val.len, 0);
 	free(copy);
 	if (!rc)
-		rc = index_add(s, mailbox, &r);
-	if (!rc)
-		rc = folder_touch(s, mailbox, r.folder, 0, unread_of(flags) - unread_of(old.flags),
-				  r.cn);
-	if (!rc)
-		rc = mbx_put(s, mailbox, &m);
-	if (!rc && cn)
-		*cn = r.cn;
+		rc = msg_refiled(s, mailbox, &m, &r, unread_of(flags) - unread_of(old.flags), cn);
 	return rc;
 }
 
@@ -640,11 +644,8 @@ int mb_schema_msg_delete(struct mb_schema *s, uint32_t mailbox, uint64_t mid)
 	struct mb_mailbox_rec m;
 	struct mb_msg_rec old;
 	uint8_t k[12];
-	int rc = mbx_get(s, mailbox, &m);
+	int rc = mbx_msg_get(s, mailbox, mid, &m, &old);
 
-	if (rc)
-		return rc;
-	rc = mb_schema_msg_get(s, mailbox, mid, &s->val, &old);
 	if (rc)
 		return rc;
 	uint64_t cn = m.next_cn++;
@@ -670,11 +671,8 @@ int mb_schema_msg_move(struct mb_schema *s, uint32_t mailbox, uint64_t mid, uint
 	struct mb_folder_rec f;
 	struct mb_msg_rec old;
 	uint8_t k[12];
-	int rc = mbx_get(s, mailbox, &m);
+	int rc = mbx_folder_get(s, mailbox, dst, &m, &f);
 
-	if (rc)
-		return rc;
-	rc = mb_schema_folder_get(s, mailbox, dst, &f);
 	if (rc)
 		return rc;
 	rc = mb_schema_msg_get(s, mailbox, mid, &s->val, &old);

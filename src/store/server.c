@@ -107,23 +107,7 @@ struct loop_state {
 
 static uint64_t now_ms(void)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	return mb_now_ns() / 1000000;
 }
 
 /* ---- scaling ---- */
@@ -226,7 +210,7 @@ static void *worker_main(void *arg)
 
 static void inflight_change(struct loop_state *ls, int delta)
 {
-	double t = now_s();
+	double t = mb_now_s();
 	ls->inflight_area += ls->inflight * (t - ls->inflight_t);
 	ls->inflight_t = t;
 	ls->inflight += delta;
@@ -401,7 +385,7 @@ static void dispatch(struct conn *c, const struct mb_frame_hdr *hdr, const uint8
 	r->st = st;
 	r->conn = c;
 	r->sess = &c->sess;
-	r->t_recv = mono_ns();
+	r->t_recv = mb_now_ns();
 	r->reply_budget = MB_REPLY_BUDGET;
 	rc = mb_request_decode(r->payload, len, hdr->seq, r->arena, &r->rq);
 	if (!rc) {
@@ -576,7 +560,7 @@ static void finish_req(struct req *r)
 			ls->op_errors[oi]++;
 		mb_hist_record(ls->op_hist[oi], r->op_ns[i]);
 	}
-	mb_hist_record(ls->rpc_hist, mono_ns() - r->t_recv);
+	mb_hist_record(ls->rpc_hist, mb_now_ns() - r->t_recv);
 	c->busy = false;
 	if (c->closing) {
 		uv_close((uv_handle_t *)&c->tcp, on_closed);
@@ -679,7 +663,7 @@ static void on_stats(uv_timer_t *t)
 	memset(has, 0, sizeof(has));
 	memset(value, 0, sizeof(value));
 
-	double tn = now_s();
+	double tn = mb_now_s();
 	double dt = tn - ls->t_prev;
 	if (dt <= 0)
 		return;
@@ -1045,7 +1029,7 @@ int mb_store_run(struct mb_store *st)
 	struct loop_state *ls = st->loop_state;
 	int rc = 0;
 
-	ls->t_prev = now_s();
+	ls->t_prev = mb_now_s();
 	ls->inflight_t = ls->t_prev;
 	mb_proc_sample(0, &ls->ps_prev);
 	mb_io_stats_get(st->io, &ls->io_prev);

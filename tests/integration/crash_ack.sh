@@ -38,9 +38,7 @@ sleep 4
 kill -0 "$LOAD_PID" 2>/dev/null || { cat "$T/load.out" "$T/load.err"; fail "load died"; }
 before=$(grep -c '^+' "$T/ack.log" || true)
 [ "$before" -gt 0 ] || fail "no acknowledged creates before the crash"
-kill -KILL "$STORE_PID"
-wait "$STORE_PID" 2>/dev/null
-STORE_PID=
+store_kill
 sleep 1
 # restart on the same port: recovery, then the load engine reconnects
 for i in $(seq 1 50); do

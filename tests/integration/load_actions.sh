@@ -13,6 +13,29 @@ trap load_cleanup EXIT
 load_need
 fail() { echo "FAIL: $*"; echo "--- store log"; tail -20 "$T/store.log"; exit 1; }
 
+# run_load MODE THREADS: the load engine with $T/lab-MODE.cfg, 12 users for
+# 8 s at 50x; its summary in $T/MODE.out (printed), and it must exit 0
+run_load() {
+	timeout 60 "$MAILBENCH" load -s "$T/lab-$1.cfg" --target "127.0.0.1:$STORE_PORT" \
+		--topology "$T/data/topology.json" --users 12 --accel 50 --duration 8 --ramp 1 \
+		--threads "$2" --ack-log "$T/ack.log" >"$T/$1.out" 2>"$T/$1.err"
+	local rc=$?
+	[ "$rc" -eq 0 ] || { cat "$T/$1.out" "$T/$1.err"; fail "load $1 exited $rc"; }
+	cat "$T/$1.out"
+}
+
+# expect_done MODE ACTION...: in $T/MODE.out every ACTION was done, none failed
+expect_done() {
+	local mode=$1 a
+	shift
+	for a in "$@"; do
+		set -- $(row "$a" "$T/$mode.out")
+		[ $# -eq 3 ] || fail "no row for '$a'"
+		[ "$2" -gt 0 ] || fail "$mode '$a': none done ($*)"
+		[ "$3" -eq 0 ] || fail "$mode '$a': $3 failed"
+	done
+}
+
 # bad input: a clear error and exit code 2, before anything starts
 "$MAILBENCH" load -s online --target nowhere --topology /nonexistent >/dev/null 2>"$T/err"
 [ $? -eq 2 ] && grep -q -- "--target" "$T/err" || fail "bad --target: not exit 2"
@@ -35,20 +58,10 @@ actions_per_day = {
 	journal_applications = 100; logoff = 40; browse_contacts = 100; create_contact = 100;
 };
 CFG
-timeout 60 "$MAILBENCH" load -s "$T/lab-online.cfg" --target "127.0.0.1:$STORE_PORT" \
-	--topology "$T/data/topology.json" --users 12 --accel 50 --duration 8 --ramp 1 \
-	--threads 2 --ack-log "$T/ack.log" >"$T/online.out" 2>"$T/online.err"
-rc=$?
-[ "$rc" -eq 0 ] || { cat "$T/online.out" "$T/online.err"; fail "load online exited $rc"; }
-cat "$T/online.out"
-for a in "send mail" "process inbox" "browse mail" "check free/busy" "request meeting" \
-	"make appointment" "browse calendar" "journal applications" "logoff" \
-	"browse contacts" "create contact"; do
-	set -- $(row "$a" "$T/online.out")
-	[ $# -eq 3 ] || fail "no row for '$a'"
-	[ "$2" -gt 0 ] || fail "online '$a': none done ($*)"
-	[ "$3" -eq 0 ] || fail "online '$a': $3 failed"
-done
+run_load online 2
+expect_done online "send mail" "process inbox" "browse mail" "check free/busy" \
+	"request meeting" "make appointment" "browse calendar" "journal applications" "logoff" \
+	"browse contacts" "create contact"
 grep -q "messages per user-day: sent" "$T/online.out" || fail "no sent/received figures"
 grep -q " 0 ops failed)" "$T/online.out" || fail "online: operations failed"
 grep -q "^+ " "$T/ack.log" || fail "ack log has no creates"
@@ -64,19 +77,9 @@ actions_per_day = {
 	journal_applications = 0; logoff = 40; browse_contacts = 100; create_contact = 60;
 };
 CFG
-timeout 60 "$MAILBENCH" load -s "$T/lab-cached.cfg" --target "127.0.0.1:$STORE_PORT" \
-	--topology "$T/data/topology.json" --users 12 --accel 50 --duration 8 --ramp 1 \
-	--threads 1 --ack-log "$T/ack.log" >"$T/cached.out" 2>"$T/cached.err"
-rc=$?
-[ "$rc" -eq 0 ] || { cat "$T/cached.out" "$T/cached.err"; fail "load cached exited $rc"; }
-cat "$T/cached.out"
-for a in "send mail" "process inbox" "check free/busy" "request meeting" "make appointment" \
-	"browse calendar" "logoff" "browse contacts" "create contact"; do
-	set -- $(row "$a" "$T/cached.out")
-	[ $# -eq 3 ] || fail "no row for '$a'"
-	[ "$2" -gt 0 ] || fail "cached '$a': none done ($*)"
-	[ "$3" -eq 0 ] || fail "cached '$a': $3 failed"
-done
+run_load cached 1
+expect_done cached "send mail" "process inbox" "check free/busy" "request meeting" \
+	"make appointment" "browse calendar" "logoff" "browse contacts" "create contact"
 grep -q " 0 ops failed)" "$T/cached.out" || fail "cached: operations failed"
 line=$(grep "^cached mode:" "$T/cached.out") || fail "no cached-mode line"
 set -- $(echo "$line" | tr -c '0-9\n' ' ')

@@ -22,6 +22,13 @@ port_open() {
 	(exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null
 }
 
+# store_kill: SIGKILL the store and reap it
+store_kill() {
+	kill -KILL "$STORE_PID" 2>/dev/null
+	wait "$STORE_PID" 2>/dev/null
+	STORE_PID=
+}
+
 # store_start DATA [extra args]: start the store on a random free port
 store_start() {
 	local data=$1; shift
@@ -40,9 +47,7 @@ store_start() {
 			kill -0 "$STORE_PID" 2>/dev/null || break
 			sleep 0.1
 		done
-		kill -KILL "$STORE_PID" 2>/dev/null
-		wait "$STORE_PID" 2>/dev/null
-		STORE_PID=
+		store_kill
 	done
 	echo "cannot start the store:"; cat "$T/store.log"
 	return 1
@@ -55,9 +60,7 @@ store_stop() {
 			kill -0 "$STORE_PID" 2>/dev/null || break
 			sleep 0.1
 		done
-		kill -KILL "$STORE_PID" 2>/dev/null
-		wait "$STORE_PID" 2>/dev/null
-		STORE_PID=
+		store_kill
 	fi
 }
 

@@ -25,6 +25,7 @@
 #include "proto/client.h"
 #include "proto/proto.h"
 #include "store/store.h"
+#include "tests/opbatch.h"
 
 static int failures;
 
@@ -92,19 +93,8 @@ static int smoke(void)
 	/* one batch: open Inbox, contents table, columns, first page */
 	static uint32_t cols[] = {MB_PR_MID, MB_PR_SUBJECT, MB_PR_MESSAGE_SIZE};
 	memset(ops, 0, sizeof(ops));
-	ops[0].code = MB_OP_OPEN_FOLDER;
-	ops[0].u.open_folder.fid = MB_FID(ma, MB_FID_INBOX);
-	ops[1].code = MB_OP_GET_CONTENTS_TABLE;
-	ops[1].u.get_table.fid = MB_FID(ma, MB_FID_INBOX);
-	ops[1].u.get_table.handle = 1;
-	ops[2].code = MB_OP_SET_COLUMNS;
-	ops[2].u.set_columns.handle = 1;
-	ops[2].u.set_columns.n = 3;
-	ops[2].u.set_columns.tags = cols;
-	ops[3].code = MB_OP_QUERY_ROWS;
-	ops[3].u.query_rows.handle = 1;
-	ops[3].u.query_rows.max_rows = 2;
-	rc = mb_client_call(a, ops, 4, &rep);
+	rc = mb_client_call(a, ops, opbatch_browse(ops, MB_FID(ma, MB_FID_INBOX), 1, cols, 3, 0, 2),
+			    &rep);
 	CHECK(rc == 0, "browse batch: %s", mb_strerror(rc));
 	for (int i = 0; i < 4; i++)
 		CHECK(rep.ops[i].status == 0, "browse op %d: %s", i, mb_strerror(rep.ops[i].status));
@@ -118,15 +108,8 @@ static int smoke(void)
 	/* open the newest message and read its body */
 	static uint32_t want[] = {MB_PR_SUBJECT, MB_PR_BODY};
 	memset(ops, 0, sizeof(ops));
-	ops[0].code = MB_OP_OPEN_MESSAGE;
-	ops[0].u.open_message.fid = MB_FID(ma, MB_FID_INBOX);
-	ops[0].u.open_message.mid = first_mid;
-	ops[0].u.open_message.handle = 2;
-	ops[1].code = MB_OP_GET_PROPS;
-	ops[1].u.get_props.handle = 2;
-	ops[1].u.get_props.n = 2;
-	ops[1].u.get_props.tags = want;
-	rc = mb_client_call(a, ops, 2, &rep);
+	rc = mb_client_call(a, ops, opbatch_read(ops, MB_FID(ma, MB_FID_INBOX), first_mid, 2, want, 2),
+			    &rep);
 	CHECK(rc == 0 && rep.ops[0].status == 0 && rep.ops[1].status == 0, "open/read: %s %d %d",
 	      mb_strerror(rc), rep.ops[0].status, rep.ops[1].status);
 	CHECK(rep.ops[1].u.props.props[1].tag == MB_PR_BODY &&
@@ -140,23 +123,12 @@ static int smoke(void)
 	const struct mb_topo_list *l0 = mb_topology_list(topo, 0);
 	struct mb_bytes names[2] = {mb_str(ub->name), mb_str(l0->name)};
 	struct mb_prop props[3];
-	props[0] = mb_prop_str(MB_PR_SUBJECT, "integration test");
-	props[1] = mb_prop_str(MB_PR_BODY, "Hello, this is a test message body. Hello again.");
-	memset(&props[2], 0, sizeof(props[2]));
-	props[2].tag = MB_PR_RECIPIENTS;
-	props[2].v.mv.n = 2;
-	props[2].v.mv.v = names;
+	opbatch_mail_props(props, "integration test",
+			   "Hello, this is a test message body. Hello again.", names, 2);
 	memset(ops, 0, sizeof(ops));
-	ops[0].code = MB_OP_CREATE_MESSAGE;
-	ops[0].u.create_message.fid = MB_FID(ma, MB_FID_SENT);
-	ops[0].u.create_message.handle = 3;
-	ops[1].code = MB_OP_SET_PROPS;
-	ops[1].u.set_props.handle = 3;
-	ops[1].u.set_props.n = 3;
-	ops[1].u.set_props.props = props;
-	ops[2].code = MB_OP_SUBMIT;
-	ops[2].u.save.handle = 3;
-	rc = mb_client_call(a, ops, 3, &rep);
+	rc = mb_client_call(a, ops,
+			    opbatch_compose(ops, MB_FID(ma, MB_FID_SENT), 3, props, 3, MB_OP_SUBMIT),
+			    &rep);
 	CHECK(rc == 0, "submit batch: %s", mb_strerror(rc));
 	CHECK(rep.ops[2].status == 0, "submit: %s", mb_strerror(rep.ops[2].status));
 	uint32_t ndl = rep.ops[2].u.submit.n;
@@ -360,22 +332,11 @@ static int send_n(int idx, int n)
 		struct mb_op ops[3];
 		struct mb_reply rep;
 		struct mb_prop props[3];
-		props[0] = mb_prop_str(MB_PR_SUBJECT, "ack-log message");
-		props[1] = mb_prop_str(MB_PR_BODY, "body of an acknowledged message");
-		memset(&props[2], 0, sizeof(props[2]));
-		props[2].tag = MB_PR_RECIPIENTS;
-		props[2].v.mv.n = 1;
-		props[2].v.mv.v = &name;
+		opbatch_mail_props(props, "ack-log message", "body of an acknowledged message", &name,
+				   1);
 		memset(ops, 0, sizeof(ops));
-		ops[0].code = MB_OP_CREATE_MESSAGE;
-		ops[0].u.create_message.fid = MB_FID(mb_client_mailbox(a), MB_FID_SENT);
-		ops[0].u.create_message.handle = 1;
-		ops[1].code = MB_OP_SET_PROPS;
-		ops[1].u.set_props.handle = 1;
-		ops[1].u.set_props.n = 3;
-		ops[1].u.set_props.props = props;
-		ops[2].code = MB_OP_SUBMIT;
-		ops[2].u.save.handle = 1;
+		opbatch_compose(ops, MB_FID(mb_client_mailbox(a), MB_FID_SENT), 1, props, 3,
+				MB_OP_SUBMIT);
 		int rc = mb_client_call(a, ops, 3, &rep);
 		CHECK(rc == 0 && rep.ops[2].status == 0, "submit %d: %s", i, mb_strerror(rc));
 		for (uint32_t k = 0; k < rep.ops[2].u.submit.n; k++)

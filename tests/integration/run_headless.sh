@@ -3,7 +3,9 @@
 # scenario 2 on a tiny data directory with a real store and load engine:
 # the comparison table on stdout, the JSON summary (checked with jq
 # against the counters table and docs/run-json.md), the CSV (one row per
-# second per counter), the saved run, the exit code, and no process left.
+# second per counter), the saved run, the exit code, and no process left;
+# the legend under the table; a short run's warm-up (a third of it) and a
+# warm-up as long as the run refused (exit 2).
 # Exit 77 when jq or a child command is missing.  Bounded by timeout.
 set -u
 MAILBENCH=${MAILBENCH:-$(pwd)/mailbench}
@@ -39,6 +41,11 @@ for sc in online cached; do
 	[ "$rc" -eq 0 ] || [ "$rc" -eq 1 ] || fail "$sc: exit code $rc"
 	# the table: every published row, the run average column
 	grep -q "run avg" "$T/$sc.out" || fail "$sc: no run avg column"
+	# the legend under the table: published headings and this run in full
+	grep -q "^(a) Windows 2000 SP3, Exchange 2000 SP3" "$T/$sc.out" ||
+		fail "$sc: no legend line for (a)"
+	grep -q "^run avg: .*$sc, compression on; SMT" "$T/$sc.out" ||
+		fail "$sc: the legend does not name this run's client mode"
 	for l in "users" "% processor time" "context switches/s" "local delivery rate" \
 		"network usage (Kbit/s)" "database disk transfers/s" "log writes/s" \
 		"disk bytes/s (MB)" "database cache size (MB)" "RPC operations/s" \
@@ -84,19 +91,29 @@ done
 cat >"$T/online/thresholds.cfg" <<'CFG'
 counters = { rpc_ops_per_s = { cmp = ">="; value = 1000000000.0; }; };
 CFG
+# (no --warmup: the scenario's 30 s is too long for 6 s, a third is used)
 timeout 120 "$MAILBENCH" run -s online --users 4 --scale 0.01 --accel 100 --duration 6 \
-	--warmup 2 --data "$T/online" --json "$T/fail.json" --no-save >"$T/fail.out" 2>"$T/fail.err"
+	--data "$T/online" --json "$T/fail.json" --no-save >"$T/fail.out" 2>"$T/fail.err"
 rc=$?
 [ "$rc" -eq 1 ] || fail "an unmet threshold gave exit $rc, not 1"
 jq -e '.verdict == "fail" and .thresholds.counters.rpc_ops_per_s.verdict == "fail"' \
 	"$T/fail.json" >/dev/null || fail "the failed threshold is not in the JSON"
 grep -q "initialising" "$T/fail.err" && fail "an initialised data directory was initialised again"
+grep -q "warm-up 2 s" "$T/fail.err" || fail "a short run did not get a shorter warm-up"
+jq -e '.parameters.warmup_s == 2 and .parameters.measured_s > 0' "$T/fail.json" >/dev/null ||
+	fail "a short run measured nothing after its warm-up"
 echo "== unmet threshold: exit 1"
 
 # bad input: exit 2, nothing written
 "$MAILBENCH" run -s online --users nope --json "$T/bad.json" >/dev/null 2>&1
 [ $? -eq 2 ] || fail "bad --users is not exit 2"
 [ ! -e "$T/bad.json" ] || fail "bad input wrote JSON"
+# a warm-up as long as the run would leave nothing to average: exit 2
+"$MAILBENCH" run -s online --duration 5 --warmup 5 --data "$T/online" \
+	--json "$T/bad2.json" >/dev/null 2>"$T/warm.err"
+[ $? -eq 2 ] || fail "--warmup as long as --duration is not exit 2"
+grep -q -- "--warmup" "$T/warm.err" || fail "the warm-up error does not name --warmup"
+[ ! -e "$T/bad2.json" ] || fail "a bad warm-up wrote JSON"
 left=$(pgrep -a -x mailbench 2>/dev/null | grep -F "$T/" | wc -l)
 [ "$left" -eq 0 ] || fail "$left process(es) left"
 echo "PASS"

@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "storetest.h"
+#include "tests/opbatch.h"
 
 static struct storetest T;
 
@@ -33,22 +34,10 @@ static int submit(struct mb_client *c, struct mb_bytes *names, uint16_t n, const
 	struct mb_op ops[3];
 	struct mb_prop props[3];
 	struct mb_reply rep;
-	props[0] = mb_prop_str(MB_PR_SUBJECT, subject);
-	props[1] = mb_prop_str(MB_PR_BODY, "Delivery test body, long enough to be a message.");
-	memset(&props[2], 0, sizeof(props[2]));
-	props[2].tag = MB_PR_RECIPIENTS;
-	props[2].v.mv.n = n;
-	props[2].v.mv.v = names;
+	opbatch_mail_props(props, subject, "Delivery test body, long enough to be a message.",
+			   names, n);
 	memset(ops, 0, sizeof(ops));
-	ops[0].code = MB_OP_CREATE_MESSAGE;
-	ops[0].u.create_message.fid = MB_FID(mb_client_mailbox(c), MB_FID_SENT);
-	ops[0].u.create_message.handle = 7;
-	ops[1].code = MB_OP_SET_PROPS;
-	ops[1].u.set_props.handle = 7;
-	ops[1].u.set_props.n = 3;
-	ops[1].u.set_props.props = props;
-	ops[2].code = MB_OP_SUBMIT;
-	ops[2].u.save.handle = 7;
+	opbatch_compose(ops, MB_FID(mb_client_mailbox(c), MB_FID_SENT), 7, props, 3, MB_OP_SUBMIT);
 	int rc = mb_client_call(c, ops, 3, &rep);
 	if (rc)
 		return rc;

@@ -152,6 +152,25 @@ static int build_all_ops(struct mb_op *ops)
 	return n;
 }
 
+/* The buffers and arena of one round trip (out, tmp, scratch, a). */
+static void bufs_create(struct mb_buf **out, struct mb_buf **tmp, struct mb_buf **scratch,
+			struct mb_arena **a, size_t arena)
+{
+	mb_buf_create(0, out);
+	mb_buf_create(0, tmp);
+	mb_buf_create(0, scratch);
+	mb_arena_create(arena, a);
+}
+
+static void bufs_destroy(struct mb_buf *out, struct mb_buf *tmp, struct mb_buf *scratch,
+			 struct mb_arena *a)
+{
+	mb_buf_destroy(out);
+	mb_buf_destroy(tmp);
+	mb_buf_destroy(scratch);
+	mb_arena_destroy(a);
+}
+
 static void frame_roundtrip(struct mb_buf *frame, struct mb_buf *scratch, uint8_t kind,
 			    const uint8_t **payload, size_t *len)
 {
@@ -188,10 +207,7 @@ static void test_request_every_op(void **state)
 	size_t len;
 
 	assert_int_equal(n, MB_OP_COUNT);
-	mb_buf_create(0, &out);
-	mb_buf_create(0, &tmp);
-	mb_buf_create(0, &scratch);
-	mb_arena_create(1 << 20, &a);
+	bufs_create(&out, &tmp, &scratch, &a, 1 << 20);
 	assert_int_equal(mb_request_encode(out, tmp, &req, NULL, NULL), 0);
 	frame_roundtrip(out, scratch, MB_FRAME_REQUEST, &p, &len);
 	assert_int_equal(mb_request_decode(p, len, 42, a, &got), 0);
@@ -243,10 +259,7 @@ static void test_request_every_op(void **state)
 	assert_int_equal(mb_request_decode(longer, full + 1, 1, a, &got), MB_EPROTO);
 	free(longer);
 	free(copy);
-	mb_buf_destroy(out);
-	mb_buf_destroy(tmp);
-	mb_buf_destroy(scratch);
-	mb_arena_destroy(a);
+	bufs_destroy(out, tmp, scratch, a);
 }
 
 static void test_reply_every_op(void **state)
@@ -323,10 +336,7 @@ static void test_reply_every_op(void **state)
 	struct mb_arena *a;
 	const uint8_t *p;
 	size_t len;
-	mb_buf_create(0, &out);
-	mb_buf_create(0, &tmp);
-	mb_buf_create(0, &scratch);
-	mb_arena_create(1 << 20, &a);
+	bufs_create(&out, &tmp, &scratch, &a, 1 << 20);
 	assert_int_equal(mb_reply_encode(out, tmp, &rep, NULL, NULL), 0);
 	frame_roundtrip(out, scratch, MB_FRAME_REPLY, &p, &len);
 	assert_int_equal(mb_reply_decode(p, len, 7, a, &got), 0);
@@ -362,10 +372,7 @@ static void test_reply_every_op(void **state)
 		mb_arena_reset(a);
 		assert_int_not_equal(mb_reply_decode(p, cut, 1, a, &got), 0);
 	}
-	mb_buf_destroy(out);
-	mb_buf_destroy(tmp);
-	mb_buf_destroy(scratch);
-	mb_arena_destroy(a);
+	bufs_destroy(out, tmp, scratch, a);
 }
 
 static void test_notify_and_error(void **state)
@@ -378,10 +385,7 @@ static void test_notify_and_error(void **state)
 	struct mb_arena *a;
 	const uint8_t *p;
 	size_t len;
-	mb_buf_create(0, &out);
-	mb_buf_create(0, &tmp);
-	mb_buf_create(0, &scratch);
-	mb_arena_create(1 << 16, &a);
+	bufs_create(&out, &tmp, &scratch, &a, 1 << 16);
 	assert_int_equal(mb_notify_encode(out, tmp, &n, NULL, NULL), 0);
 	frame_roundtrip(out, scratch, MB_FRAME_NOTIFY, &p, &len);
 	assert_int_equal(mb_notify_decode(p, len, a, &got), 0);
@@ -396,10 +400,7 @@ static void test_notify_and_error(void **state)
 	assert_int_equal(mb_error_decode(p, len, &e), 0);
 	assert_int_equal(e.code, MB_EPROTO);
 	assert_true(mb_bytes_eq_str(e.message, "bad frame"));
-	mb_buf_destroy(out);
-	mb_buf_destroy(tmp);
-	mb_buf_destroy(scratch);
-	mb_arena_destroy(a);
+	bufs_destroy(out, tmp, scratch, a);
 }
 
 static void put32le(uint8_t *p, uint32_t v)
