@@ -1,6 +1,8 @@
 /* screens.c: the console's screens and their keys (the screen manager).
  *
- * Screens: overview (comparison table and sparklines), storage (storage
+ * Screens: overview (comparison table, its legend naming every column in
+ * full, sparklines; the meters sit beside the table only when its header
+ * cells fit uncut there, else below it), storage (storage
  * test beside the published 4/8/12-thread rows), actions (per action
  * scheduled/done/failed and response percentiles), thresholds (edit live),
  * runs (saved runs, pin one), scenario (choice and parameters) and help.
@@ -70,7 +72,8 @@ static void draw_title(struct mb_console *c)
 	bool run = st == MB_SS_RUNNING || st == MB_SS_STOPPING;
 	char full[512];
 	snprintf(full, sizeof(full),
-		 " mailbench | %s | %s | load %s%s%s%s | %d users x%g accel scale %g", screen_names[c->screen], sc ? sc->title : "no scenario", mb_session_state_str(st),
+		 " mailbench | %s | %s | load %s%s%s%s | %d users x%g accel scale %g",
+		 screen_names[c->screen], sc ? sc->title : "no scenario", mb_session_state_str(st),
 		 run ? " " : "", run ? el : "",
 		 mb_session_stress_active(c->s) ? " | storage test on" : "", mb_session_users(c->s),
 		 mb_session_accel(c->s), mb_session_scale(c->s));
@@ -99,7 +102,8 @@ static void draw_bottom(struct mb_console *c)
 	    {"F1", "Help"},
 	    {"F2", wide ? "Scenario" : "Scenar"},
 	    {"F3", load ? (wide ? "Stop load" : "StopLd") : (wide ? "Start load" : "Load")},
-	    {"F4", stress ? (wide ? "Stop storage" : "StopSt") : (wide ? "Storage test" : "Storag")},
+	    {"F4",
+	     stress ? (wide ? "Stop storage" : "StopSt") : (wide ? "Storage test" : "Storag")},
 	    {"F5", wide ? "Thresholds" : "Thresh"},
 	    {"F6", "Runs"},
 	    {"Tab", wide ? "Next screen" : "Screen"},
@@ -298,7 +302,8 @@ static void draw_overview(struct mb_console *c, int top, int h)
 	int scroll = c->scroll[MB_SCR_OVERVIEW];
 	int shown = mb_w_table(top, 0, th, table_w, t, scroll, -1);
 	int used = shown;
-	for (int idx = scroll > rows ? scroll : rows; idx < scroll + th - 1 && idx < content; idx++) {
+	for (int idx = scroll > rows ? scroll : rows; idx < scroll + th - 1 && idx < content;
+	     idx++) {
 		if (idx > rows)
 			mb_w_text(top + 1 + (idx - scroll), 0, table_w, MB_ST_DIM,
 				  legend[idx - rows - 1]);
@@ -319,10 +324,12 @@ static void draw_overview(struct mb_console *c, int top, int h)
 			v3, sizeof(v3));
 	mb_format_value(MB_C_LOAD_CPU_PCT, lh[MB_C_LOAD_CPU_PCT], live[MB_C_LOAD_CPU_PCT], v4,
 			sizeof(v4));
-	enum mb_verdict sv = mb_threshold_eval(&in.th->counter[MB_C_LOADSIM_SCORE_MS],
-					       lh[MB_C_LOADSIM_SCORE_MS], live[MB_C_LOADSIM_SCORE_MS]);
-	int score_st = sv == MB_VERDICT_FAIL ? MB_ST_FAIL : sv == MB_VERDICT_PASS ? MB_ST_PASS
-										 : MB_ST_LIVE;
+	enum mb_verdict sv =
+	    mb_threshold_eval(&in.th->counter[MB_C_LOADSIM_SCORE_MS], lh[MB_C_LOADSIM_SCORE_MS],
+			      live[MB_C_LOADSIM_SCORE_MS]);
+	int score_st = sv == MB_VERDICT_FAIL   ? MB_ST_FAIL
+		       : sv == MB_VERDICT_PASS ? MB_ST_PASS
+					       : MB_ST_LIVE;
 	double wu = mb_session_warmup(c->s), el = mb_session_elapsed(c->s);
 	bool warming = mb_session_state(c->s) == MB_SS_RUNNING && el < wu;
 	if (side) {
@@ -549,7 +556,7 @@ static void draw_actions(struct mb_console *c, int top, int h)
 	}
 	/* the profile beside what was done per user-day; sched gives way first */
 	enum { A_PROFILE, A_PER_DAY, A_SCHED, A_DONE, A_FAILED, A_P50, A_P95, A_P99 };
-	static const char *const heads[] = {"profile", "/user-day", "sched", "done",
+	static const char *const heads[] = {"profile", "/user-day", "sched",  "done",
 					    "failed",  "p50 ms",    "p95 ms", "p99 ms"};
 	static const int prio[] = {8, 8, 1, 10, 9, 7, 7, 6};
 	for (int i = 0; i < 8; i++) {
@@ -744,7 +751,7 @@ static void draw_runs(struct mb_console *c, int top, int h)
 	struct mb_table *t;
 	if (mb_table_create(9, &t))
 		return;
-	static const char *const heads[] = {"scenario", "users", "scale",    "accel", "compr",
+	static const char *const heads[] = {"scenario", "users",    "scale", "accel",  "compr",
 					    "measured", "rpc op/s", "cpu %", "verdict"};
 	for (int i = 0; i < 9; i++) {
 		mb_table_set_heading(t, i, heads[i], NULL);
@@ -1121,9 +1128,10 @@ void mb_console_draw(struct mb_console *c)
 			 i < MB_COUNTER_COUNT	 ? mb_counters[i].label
 			 : i == MB_COUNTER_COUNT ? "storage db read avg (ms)"
 						 : "storage log write avg (ms)");
-		const char *const l[] = {
-		    "", "", i < MB_COUNTER_COUNT ? "e.g. <= 80, > 5 or none; Enter saves, Esc cancels"
-						 : "a limit in ms; Enter saves, Esc cancels"};
+		const char *const l[] = {"", "",
+					 i < MB_COUNTER_COUNT
+					     ? "e.g. <= 80, > 5 or none; Enter saves, Esc cancels"
+					     : "a limit in ms; Enter saves, Esc cancels"};
 		int y = mb_w_dialog(title, l, 3, 50);
 		mb_input_draw(&c->input, y, (COLS - 46) / 2, 44);
 	}

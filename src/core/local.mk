@@ -1,5 +1,5 @@
 # src/core/local.mk: the shared core (errors, counters, scenario loader,
-# histograms, system sampler, stats stream) and its unit tests.
+# histograms, system sampler, stats stream, topology file) and its unit tests.
 noinst_LIBRARIES += src/core/libmbcore.a
 src_core_libmbcore_a_SOURCES = \
 	src/core/error.c src/core/error.h \
@@ -9,6 +9,7 @@ src_core_libmbcore_a_SOURCES = \
 	src/core/sampler.c src/core/sampler.h \
 	src/core/stats.c src/core/stats.h \
 	src/core/scenario.c src/core/scenario.h \
+	src/core/topology.c src/core/topology.h \
 	src/core/cmd_scenario.c src/core/cmd_counters.c
 
 check_PROGRAMS += tests/unit/test_hist

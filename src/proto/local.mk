@@ -1,13 +1,10 @@
 # src/proto/local.mk: the wire protocol (codec, LZ4 framing, logon crypto,
-# blocking client), the topology file reader/writer (src/core/topology.c,
-# owned by the store part but placed in this archive so that everything
-# above the protocol layer can use it), and their unit tests.
+# blocking client) and its unit tests.
 noinst_LIBRARIES += src/proto/libmbproto.a
 src_proto_libmbproto_a_SOURCES = \
 	src/proto/proto.h src/proto/proto.c \
 	src/proto/buf.c src/proto/auth.c \
-	src/proto/client.h src/proto/client.c \
-	src/core/topology.h src/core/topology.c
+	src/proto/client.h src/proto/client.c
 
 check_PROGRAMS += tests/unit/test_proto
 TESTS += tests/unit/test_proto

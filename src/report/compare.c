@@ -43,8 +43,8 @@ void mb_compare_column_legend(const struct mb_scenario *sc, int col, char *buf, 
 		o = n < 0 ? o : o + (size_t)n < len ? o + (size_t)n : len - 1;
 		sep = ", ";
 	}
-	if (pc->smt == 1 && !strstr(pc->heading, "Hyper-Threading") && !strstr(pc->heading, "SMT") &&
-	    o < len)
+	if (pc->smt == 1 && !strstr(pc->heading, "Hyper-Threading") &&
+	    !strstr(pc->heading, "SMT") && o < len)
 		snprintf(buf + o, len - o, ", SMT on");
 }
 
@@ -90,10 +90,11 @@ int mb_compare_build(const struct mb_compare_input *in, struct mb_table **out)
 		char label[128];
 		mb_summary_label(in->pinned, label, sizeof(label));
 		const struct mb_run_summary *p = in->pinned;
-		snprintf(lg, sizeof(lg),
-			 "pinned: saved run %s (%s): %s; %s; %s; SMT %s; %d users, scale %g, accel x%g",
-			 p->id, label, p->platform, p->engine, p->client_mode, smt_str(p->smt),
-			 p->users, p->scale, p->accel);
+		snprintf(
+		    lg, sizeof(lg),
+		    "pinned: saved run %s (%s): %s; %s; %s; SMT %s; %d users, scale %g, accel x%g",
+		    p->id, label, p->platform, p->engine, p->client_mode, smt_str(p->smt), p->users,
+		    p->scale, p->accel);
 		mb_table_set_heading(t, c_pin, "pinned", lg);
 		mb_table_set_priority(t, c_pin, 65);
 	}
@@ -156,7 +157,9 @@ int mb_compare_build(const struct mb_compare_input *in, struct mb_table **out)
 		/* beside the live column the same text again would only take room */
 		if (c_avg >= 0)
 			mb_table_set_cell(t, r, c_avg,
-					  c_live >= 0 ? (h == 0 ? "as live" : "") : mine ? mine : "n/a");
+					  c_live >= 0 ? (h == 0 ? "as live" : "")
+					  : mine      ? mine
+						      : "n/a");
 	}
 	if ((rc = mb_table_add_row(t, "", MB_ROW_SEPARATOR, NULL)))
 		goto fail;

@@ -9,7 +9,8 @@
  * the verdict of their threshold against live (or, when live is not
  * measured, e.g. after the run stopped, the average).  Long headings (mb_table_heading(t, c, true)) are the legend:
  * a published column's full heading, this run's full platform, engine,
- * client mode, SMT, users, scale and accel.  Invariant: every run figure comes from the input arrays; an
+ * client mode, SMT, users, scale and accel.  Beside a live column the
+ * run-average column's header cells read "as live" (same run).  Invariant: every run figure comes from the input arrays; an
  * unmeasured one reads "n/a".
  */
 #ifndef MB_REPORT_COMPARE_H

@@ -210,7 +210,6 @@ static void test_compare_scenario1(void **state)
 	free(sc);
 }
 
-
 /* The legend: long headings carry the full published headings and this
  * run's platform/engine/client mode; header cells get the room there is. */
 static void test_compare_legend(void **state)
