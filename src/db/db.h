@@ -141,6 +141,12 @@ static inline uint64_t mb_key_get_u64(const unsigned char *p)
 	return (uint64_t)mb_key_get_u32(p) << 32 | mb_key_get_u32(p + 4);
 }
 
+/* ------------------------- page checksum ----------------------------- */
+/* The engine's page checksum: CRC-32 (the zlib polynomial, computed with
+ * ISA-L) of bytes 4..size of a page, whose first 4 bytes hold it.  Also
+ * used by the storage test's I/O-mode files (one implementation). */
+uint32_t mb_page_crc(const uint8_t *page, uint32_t size);
+
 /* ---------------------------- cache ---------------------------------- */
 /* bytes: the most memory the frames may use (at least 64 pages of 32 KB). */
 int mb_cache_create(uint64_t bytes, struct mb_cache **out);

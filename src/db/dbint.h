@@ -103,8 +103,7 @@ static inline int kcmp(const void *a, size_t al, const void *b, size_t bl)
 	return al < bl ? -1 : al > bl;
 }
 
-/* checksum of a page (bytes 4..size) */
-uint32_t mb_page_crc(const uint8_t *page, uint32_t size);
+/* checksum of a page: mb_page_crc (db.h) */
 /* set the crc field */
 void mb_page_seal(uint8_t *page, uint32_t size);
 /* 0, or MB_ECORRUPT with why filled (checksum, page number) */

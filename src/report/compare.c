@@ -59,6 +59,34 @@ void mb_compare_run_desc(const struct mb_compare_input *in, char *buf, size_t le
 		 smt_str(in->smt), who);
 }
 
+/* A run's header cell in the published cells' terms (the legend has the
+ * full text): platform without the machine ("Linux 6.1.0"), engine
+ * without its storage details ("mailbench 0.1.0"), "compr." for
+ * compression.  NULL or empty: "n/a". */
+static void header_cell(int h, const char *full, char *buf, size_t len)
+{
+	if (!full || !full[0]) {
+		snprintf(buf, len, "n/a");
+		return;
+	}
+	snprintf(buf, len, "%s", full);
+	if (h == 0) {
+		char *sp1 = strchr(buf, ' ');
+		char *last = strrchr(buf, ' ');
+		if (sp1 && last != sp1)
+			*last = '\0';
+	} else if (h == 1) {
+		char *comma = strchr(buf, ',');
+		if (comma && comma != buf)
+			*comma = '\0';
+	} else if (h == 2) {
+		char *at = strstr(buf, ", compression ");
+		if (at)
+			snprintf(at, len - (size_t)(at - buf), ", compr. %s",
+				 full + (at - buf) + strlen(", compression "));
+	}
+}
+
 int mb_compare_build(const struct mb_compare_input *in, struct mb_table **out)
 {
 	const struct mb_scenario *sc = in->sc;
@@ -140,26 +168,28 @@ int mb_compare_build(const struct mb_compare_input *in, struct mb_table **out)
 						 : smt_str(pc->smt);
 			mb_table_set_cell(t, r, c, v);
 		}
+		char cell[MB_TABLE_CELL_MAX];
 		if (c_pin >= 0) {
 			const struct mb_run_summary *p = in->pinned;
-			mb_table_set_cell(t, r, c_pin,
-					  h == 0   ? p->platform
-					  : h == 1 ? p->engine
-					  : h == 2 ? p->client_mode
-						   : smt_str(p->smt));
+			header_cell(h,
+				    h == 0   ? p->platform
+				    : h == 1 ? p->engine
+				    : h == 2 ? p->client_mode
+					     : smt_str(p->smt),
+				    cell, sizeof(cell));
+			mb_table_set_cell(t, r, c_pin, cell);
 		}
 		const char *mine = h == 0   ? in->platform
 				   : h == 1 ? in->engine
 				   : h == 2 ? in->client_mode
 					    : smt_str(in->smt);
+		header_cell(h, mine, cell, sizeof(cell));
 		if (c_live >= 0)
-			mb_table_set_cell(t, r, c_live, mine ? mine : "n/a");
+			mb_table_set_cell(t, r, c_live, cell);
 		/* beside the live column the same text again would only take room */
 		if (c_avg >= 0)
 			mb_table_set_cell(t, r, c_avg,
-					  c_live >= 0 ? (h == 0 ? "as live" : "")
-					  : mine      ? mine
-						      : "n/a");
+					  c_live >= 0 ? (h == 0 ? "as live" : "") : cell);
 	}
 	if ((rc = mb_table_add_row(t, "", MB_ROW_SEPARATOR, NULL)))
 		goto fail;

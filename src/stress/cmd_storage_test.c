@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "core/cli.h"
 #include "core/counters.h"
 #include "core/error.h"
 #include "core/hist.h"
@@ -40,6 +41,8 @@
 #define MAX_RUNS 64
 #define TXN_MIN_DBS 16 /* transactions mode: one database per thread up to this */
 #define MIN_CACHE_MB 4 /* the engine needs some frames for concurrent transactions */
+#define CMD "storage-test"
+#define MS_MAX 1e12 /* no upper limit to speak of on a latency threshold */
 
 enum { T_PERF, T_SOFTREC, T_CHECKSUM };
 
@@ -133,32 +136,11 @@ static void usage(FILE *f)
 		   "2 usage or input error, 3 runtime failure\n");
 }
 
+/* A bad non-numeric value (numbers go through core/cli.h). */
 static int bad(const char *flag, const char *val, const char *why)
 {
-	fprintf(stderr, "mailbench storage-test: %s '%s': %s\n", flag, val ? val : "", why);
+	fprintf(stderr, "mailbench " CMD ": %s: '%s' %s\n", flag, val ? val : "", why);
 	return MB_EXIT_USAGE;
-}
-
-static bool parse_double(const char *s, double *out)
-{
-	char *end;
-	errno = 0;
-	double v = strtod(s, &end);
-	if (errno || end == s || *end || !isfinite(v))
-		return false;
-	*out = v;
-	return true;
-}
-
-static bool parse_int(const char *s, long lo, long hi, long *out)
-{
-	char *end;
-	errno = 0;
-	long v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < lo || v > hi)
-		return false;
-	*out = v;
-	return true;
 }
 
 static int parse_threads(struct opts *o, const char *arg)
@@ -171,20 +153,19 @@ static int parse_threads(struct opts *o, const char *arg)
 	o->autotune = false;
 	o->nthreads = 0;
 	char buf[512];
-	if (strlen(arg) >= sizeof(buf) || !arg[0])
-		return bad("--threads", arg, "expected a list like 4,8,12 or auto");
+	if (strlen(arg) >= sizeof(buf) || !arg[0] || arg[strlen(arg) - 1] == ',' ||
+	    arg[0] == ',' || strstr(arg, ",,"))
+		return bad("--threads", arg, "must be a list like 4,8,12 or auto");
 	strcpy(buf, arg);
 	char *save = NULL;
 	for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		long v;
-		if (!parse_int(tok, 1, MB_TUNE_MAX_THREADS, &v))
-			return bad("--threads", arg, "each count must be an integer from 1 to 64");
+		if (mb_cli_long(CMD, "--threads", tok, 1, MB_TUNE_MAX_THREADS, &v))
+			return MB_EXIT_USAGE;
 		if (o->nthreads >= MAX_RUNS)
-			return bad("--threads", arg, "too many counts");
+			return bad("--threads", arg, "has too many counts");
 		o->threads[o->nthreads++] = (int)v;
 	}
-	if (!o->nthreads || arg[strlen(arg) - 1] == ',' || arg[0] == ',' || strstr(arg, ",,"))
-		return bad("--threads", arg, "expected a list like 4,8,12 or auto");
 	return 0;
 }
 
@@ -216,24 +197,22 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	opterr = 0;
 	optind = 1;
 	int c;
-	double v;
 	long l;
+	int bad_value = 0; /* a core/cli.h helper failed (it printed the message) */
 	while ((c = getopt_long(argc, argv, ":s:h", lo, NULL)) != -1) {
 		switch (c) {
 		case 'd':
 			if (!optarg[0])
-				return bad("--data", optarg, "empty path");
+				return bad("--data", optarg, "is an empty path");
 			o->data = optarg;
 			break;
 		case 'L':
 			if (!optarg[0])
-				return bad("--log-dir", optarg, "empty path");
+				return bad("--log-dir", optarg, "is an empty path");
 			o->log_dir = optarg;
 			break;
 		case 'S':
-			if (!parse_double(optarg, &v) || v <= 0 || v > 4096)
-				return bad("--size", optarg, "expected a size in GB above 0");
-			o->size_gb = v;
+			bad_value = mb_cli_double(CMD, "--size", optarg, 0, 4096, 1, &o->size_gb);
 			o->size_set = true;
 			break;
 		case 't': {
@@ -243,16 +222,12 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			break;
 		}
 		case 'D':
-			if (!parse_double(optarg, &v) || v < 0 || v > 7 * 86400)
-				return bad("--duration", optarg,
-					   "expected seconds (0: until stopped)");
-			o->duration = v;
+			bad_value =
+			    mb_cli_double(CMD, "--duration", optarg, 0, 7 * 86400, 0, &o->duration);
 			o->duration_set = true;
 			break;
 		case 'W':
-			if (!parse_double(optarg, &v) || v < 0 || v > 86400)
-				return bad("--warmup", optarg, "expected seconds >= 0");
-			o->warmup = v;
+			bad_value = mb_cli_double(CMD, "--warmup", optarg, 0, 86400, 0, &o->warmup);
 			o->warmup_set = true;
 			break;
 		case 'm':
@@ -261,7 +236,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			else if (!strcmp(optarg, "io"))
 				o->io_mode = true;
 			else
-				return bad("--mode", optarg, "expected transactions or io");
+				return bad("--mode", optarg, "must be transactions or io");
 			o->mode_set = true;
 			break;
 		case 'T':
@@ -273,38 +248,31 @@ static int parse_args(int argc, char **argv, struct opts *o)
 				o->type = T_CHECKSUM;
 			else
 				return bad("--type", optarg,
-					   "expected performance, soft-recovery or checksum");
+					   "must be performance, soft-recovery or checksum");
 			o->type_set = true;
 			break;
 		case 'R':
-			if (!parse_double(optarg, &v) || v <= 0)
-				return bad("--read-ms-max", optarg,
-					   "expected milliseconds above 0");
-			o->read_max = v;
+			bad_value =
+			    mb_cli_double(CMD, "--read-ms-max", optarg, 0, MS_MAX, 1, &o->read_max);
 			o->read_max_set = true;
 			break;
 		case 'G':
-			if (!parse_double(optarg, &v) || v <= 0)
-				return bad("--log-ms-max", optarg, "expected milliseconds above 0");
-			o->log_max = v;
+			bad_value =
+			    mb_cli_double(CMD, "--log-ms-max", optarg, 0, MS_MAX, 1, &o->log_max);
 			o->log_max_set = true;
 			break;
 		case 'g':
-			if (!parse_int(optarg, 1, 100000, &l))
-				return bad("--segments", optarg,
-					   "expected a count from 1 to 100000");
-			o->segments = (unsigned)l;
+			if (!(bad_value = mb_cli_long(CMD, "--segments", optarg, 1, 100000, &l)))
+				o->segments = (unsigned)l;
 			break;
 		case 'j':
 			if (!optarg[0])
-				return bad("--json", optarg, "empty path");
+				return bad("--json", optarg, "is an empty path");
 			o->json = optarg;
 			break;
 		case 'f':
-			if (!parse_int(optarg, 0, INT_MAX, &l))
-				return bad("--stats-fd", optarg,
-					   "expected a file descriptor number");
-			o->stats_fd = (int)l;
+			if (!(bad_value = mb_cli_long(CMD, "--stats-fd", optarg, 0, INT_MAX, &l)))
+				o->stats_fd = (int)l;
 			break;
 		case 's':
 			o->scenario = optarg;
@@ -322,11 +290,11 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			usage(stderr);
 			return MB_EXIT_USAGE;
 		}
+		if (bad_value)
+			return MB_EXIT_USAGE;
 	}
-	if (optind < argc) {
-		fprintf(stderr, "mailbench storage-test: unexpected argument '%s'\n", argv[optind]);
+	if (mb_cli_no_operands(CMD, argc, argv))
 		return MB_EXIT_USAGE;
-	}
 	return 0;
 }
 

@@ -10,12 +10,15 @@
  * (log.dat); a marker (ready.json) written last says they are complete, so
  * a run reuses them only when the marker matches the requested geometry
  * and the files have the right size.  Every page is self-describing: a
- * CRC-32 (zlib) over the page, magic, page size, page number, file number.
+ * CRC-32 over bytes 4..size computed by the engine's page checksum
+ * (mb_page_crc, db/db.h: ISA-L, the zlib polynomial, the same value the
+ * earlier zlib code stored, so files made before stay valid), magic, page
+ * size, page number, file number.
  * Contents are generated English-like text (core/content.h), different on
  * every page, and every write makes each 4 KiB block unique.  During a
  * performance run every read checks the page header (a misdirected, lost
- * or zeroed page) but not the CRC, which costs as much CPU as the rest of
- * the I/O path on a small machine (fio's job checks nothing); every write
+ * or zeroed page) but not the CRC, so that the read path does no more
+ * work than fio's equivalent job, which checks nothing; every write
  * seals its page with the CRC, and the checksum type
  * (mb_iomode_verify_all) verifies the CRC of every page.
  * A failed transfer or a mismatch is recorded with the file and offset.
