@@ -281,11 +281,11 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			usage(stdout);
 			return -1;
 		case ':':
-			fprintf(stderr, "mailbench storage-test: %s needs a value\n",
+			fprintf(stderr, "mailbench " CMD ": %s needs a value\n",
 				argv[optind - 1]);
 			return MB_EXIT_USAGE;
 		default:
-			fprintf(stderr, "mailbench storage-test: unknown option '%s'\n",
+			fprintf(stderr, "mailbench " CMD ": unknown option '%s'\n",
 				argv[optind - 1]);
 			usage(stderr);
 			return MB_EXIT_USAGE;
@@ -630,7 +630,7 @@ static int write_json(const struct ctx *c, json_t *extra, bool pass)
 	snprintf(tmp, sizeof(tmp), "%s.tmp", c->o.json);
 	int rc = 0;
 	if (json_dump_file(root, tmp, JSON_INDENT(2)) || rename(tmp, c->o.json)) {
-		fprintf(stderr, "mailbench storage-test: cannot write %s: %s\n", c->o.json,
+		fprintf(stderr, "mailbench " CMD ": cannot write %s: %s\n", c->o.json,
 			strerror(errno));
 		unlink(tmp);
 		rc = MB_ESYS;
@@ -644,9 +644,9 @@ static void report_error(const struct ctx *c)
 	if (!c->have_err)
 		return;
 	if (c->err_off == UINT64_MAX)
-		fprintf(stderr, "mailbench storage-test: %s: %s\n", c->err_file, c->err_msg);
+		fprintf(stderr, "mailbench " CMD ": %s: %s\n", c->err_file, c->err_msg);
 	else
-		fprintf(stderr, "mailbench storage-test: %s at offset %llu: %s\n", c->err_file,
+		fprintf(stderr, "mailbench " CMD ": %s at offset %llu: %s\n", c->err_file,
 			(unsigned long long)c->err_off, c->err_msg);
 }
 
@@ -662,26 +662,10 @@ static void dirs(const struct ctx *c, char *db_dir, size_t dlen, char *log_dir, 
 		snprintf(log_dir, llen, "%s%s", io ? db_dir : "", "");
 }
 
-static int open_mode(struct ctx *c, struct mb_iomode **iom, char *msg, size_t len)
+/* The transactions-mode settings (directories from dirs()). */
+static struct mb_txnmode_cfg txn_cfg(const struct ctx *c, const char *db_dir, const char *log_dir)
 {
-	char db_dir[4096], log_dir[4096];
-	dirs(c, db_dir, sizeof(db_dir), log_dir, sizeof(log_dir), c->io_mode);
-	if (c->io_mode) {
-		struct mb_iomode_cfg ic = {
-		    .db_dir = db_dir,
-		    .log_dir = log_dir,
-		    .page_size = c->page_size,
-		    .databases = c->databases,
-		    .pages_per_db = c->db_bytes / c->page_size,
-		    .read_pct = c->cfg.read_pct,
-		    .progress = c->tty,
-		};
-		int rc = mb_iomode_open(&ic, iom, msg, len);
-		if (!rc)
-			c->reused = mb_iomode_reused(*iom);
-		return rc;
-	}
-	struct mb_txnmode_cfg tc = {
+	return (struct mb_txnmode_cfg){
 	    .dir = db_dir,
 	    .log_dir = log_dir[0] ? log_dir : NULL,
 	    .page_size = c->page_size,
@@ -692,9 +676,33 @@ static int open_mode(struct ctx *c, struct mb_iomode **iom, char *msg, size_t le
 		    c->cfg.lazy_commit_pct, c->cfg.read_pct},
 	    .progress = c->tty,
 	};
-	int rc = mb_txnmode_open(&tc, &c->txn, msg, len);
-	if (!rc)
-		c->reused = mb_txnmode_reused(c->txn);
+}
+
+/* Open the test files of the current mode; on failure say why on stderr. */
+static int open_mode(struct ctx *c, struct mb_iomode **iom)
+{
+	char db_dir[4096], log_dir[4096], msg[1024];
+	dirs(c, db_dir, sizeof(db_dir), log_dir, sizeof(log_dir), c->io_mode);
+	int rc;
+	if (c->io_mode) {
+		struct mb_iomode_cfg ic = {
+		    .db_dir = db_dir,
+		    .log_dir = log_dir,
+		    .page_size = c->page_size,
+		    .databases = c->databases,
+		    .pages_per_db = c->db_bytes / c->page_size,
+		    .read_pct = c->cfg.read_pct,
+		    .progress = c->tty,
+		};
+		if (!(rc = mb_iomode_open(&ic, iom, msg, sizeof(msg))))
+			c->reused = mb_iomode_reused(*iom);
+	} else {
+		struct mb_txnmode_cfg tc = txn_cfg(c, db_dir, log_dir);
+		if (!(rc = mb_txnmode_open(&tc, &c->txn, msg, sizeof(msg))))
+			c->reused = mb_txnmode_reused(c->txn);
+	}
+	if (rc)
+		fprintf(stderr, "mailbench " CMD ": %s\n", msg[0] ? msg : mb_strerror(rc));
 	return rc;
 }
 
@@ -706,15 +714,23 @@ static int close_mode(struct ctx *c, struct mb_iomode *iom)
 	return rc;
 }
 
+/* Write the JSON (extra is consumed) and give the exit code. */
+static int finish(const struct ctx *c, json_t *extra, bool pass, bool runtime_error)
+{
+	int jrc = write_json(c, extra, pass);
+	json_decref(extra);
+	if (runtime_error || jrc)
+		return MB_EXIT_RUNTIME;
+	return pass ? MB_EXIT_OK : MB_EXIT_THRESHOLDS;
+}
+
 static int type_performance(struct ctx *c)
 {
-	char msg[1024];
+	char msg[1024] = "";
 	struct mb_iomode *iom = NULL;
-	int rc = open_mode(c, &iom, msg, sizeof(msg));
-	if (rc) {
-		fprintf(stderr, "mailbench storage-test: %s\n", msg);
+	if (open_mode(c, &iom))
 		return MB_EXIT_RUNTIME;
-	}
+	int rc;
 	struct mb_stress_acct *acct = NULL;
 	struct mb_stress_worker w;
 	if ((rc = mb_stress_acct_create(&acct)))
@@ -773,7 +789,7 @@ out:;
 	if (c->o.autotune)
 		pass &= c->best >= 0;
 	if (rc && !c->have_err) {
-		fprintf(stderr, "mailbench storage-test: %s\n", msg[0] ? msg : mb_strerror(rc));
+		fprintf(stderr, "mailbench " CMD ": %s\n", msg[0] ? msg : mb_strerror(rc));
 		pass = false;
 	}
 	json_t *extra = json_object();
@@ -781,24 +797,15 @@ out:;
 		json_object_set_new(extra, "runtime_error", json_string(mb_strerror(rc)));
 	if (mb_stress_interrupted())
 		json_object_set_new(extra, "interrupted", json_true());
-	int jrc = write_json(c, extra, pass);
-	json_decref(extra);
-	if (rc && !c->have_err)
-		return MB_EXIT_RUNTIME;
-	if (jrc)
-		return MB_EXIT_RUNTIME;
-	return pass ? MB_EXIT_OK : MB_EXIT_THRESHOLDS;
+	return finish(c, extra, pass, rc && !c->have_err);
 }
 
 static int type_checksum(struct ctx *c)
 {
-	char msg[1024];
 	struct mb_iomode *iom = NULL;
-	int rc = open_mode(c, &iom, msg, sizeof(msg));
-	if (rc) {
-		fprintf(stderr, "mailbench storage-test: %s\n", msg);
+	if (open_mode(c, &iom))
 		return MB_EXIT_RUNTIME;
-	}
+	int rc;
 	struct mb_stress_acct *acct = NULL;
 	struct mb_stress_slot *slot = NULL;
 	uint64_t pages = 0, bytes = 0;
@@ -829,18 +836,12 @@ static int type_checksum(struct ctx *c)
 	    (unsigned long long)pages, (double)bytes / 1048576.0, secs, mbs,
 	    (unsigned long long)errs, errs == 1 ? "" : "s", pass ? "pass" : "FAIL");
 	report_error(c);
+	if (rc && !errs)
+		fprintf(stderr, "mailbench " CMD ": checksum pass: %s\n", mb_strerror(rc));
 	json_t *extra = json_pack("{s:{s:I,s:I,s:f,s:f,s:I}}", "checksum", "pages",
 				  (json_int_t)pages, "bytes", (json_int_t)bytes, "seconds", secs,
 				  "mb_per_s", mbs, "problems", (json_int_t)errs);
-	int jrc = write_json(c, extra, pass);
-	json_decref(extra);
-	if (rc && !errs) {
-		fprintf(stderr, "mailbench storage-test: checksum pass: %s\n", mb_strerror(rc));
-		return MB_EXIT_RUNTIME;
-	}
-	if (jrc)
-		return MB_EXIT_RUNTIME;
-	return pass ? MB_EXIT_OK : MB_EXIT_THRESHOLDS;
+	return finish(c, extra, pass, rc && !errs);
 }
 
 static int type_softrec(struct ctx *c)
@@ -851,28 +852,21 @@ static int type_softrec(struct ctx *c)
 	bool io = c->io_mode;
 	c->io_mode = false;
 	struct mb_iomode *iom = NULL;
-	int rc = open_mode(c, &iom, msg, sizeof(msg));
-	if (!rc)
-		rc = close_mode(c, iom);
+	if (open_mode(c, &iom))
+		return MB_EXIT_RUNTIME;
+	int rc = close_mode(c, iom);
 	if (rc) {
-		fprintf(stderr, "mailbench storage-test: %s\n", msg[0] ? msg : mb_strerror(rc));
+		fprintf(stderr, "mailbench " CMD ": closing the test databases: %s\n",
+			mb_strerror(rc));
 		return MB_EXIT_RUNTIME;
 	}
 	if (io)
-		fprintf(stderr, "mailbench storage-test: soft recovery replays the engine's log: "
+		fprintf(stderr, "mailbench " CMD ": soft recovery replays the engine's log: "
 				"transactions mode used\n");
 	char db_dir[4096], log_dir[4096];
 	dirs(c, db_dir, sizeof(db_dir), log_dir, sizeof(log_dir), false);
-	struct mb_txnmode_cfg tc = {
-	    .dir = db_dir,
-	    .log_dir = log_dir[0] ? log_dir : NULL,
-	    .page_size = c->page_size,
-	    .databases = c->databases,
-	    .db_bytes = c->db_bytes,
-	    .cache_mb = (uint32_t)c->cache_mb,
-	    .mix = {c->cfg.insert_pct, c->cfg.replace_pct, c->cfg.delete_pct, c->cfg.seek_pct,
-		    c->cfg.lazy_commit_pct, c->cfg.read_pct},
-	};
+	struct mb_txnmode_cfg tc = txn_cfg(c, db_dir, log_dir);
+	tc.progress = false;
 	int threads = c->o.autotune || !c->o.nthreads ? 4 : c->o.threads[0];
 	struct mb_softrec sr;
 	if (c->tty)
@@ -880,11 +874,8 @@ static int type_softrec(struct ctx *c)
 			c->o.segments, threads);
 	rc = mb_txnmode_soft_recovery(&tc, threads, c->o.segments, &sr, msg, sizeof(msg));
 	if (rc) {
-		fprintf(stderr, "mailbench storage-test: soft recovery: %s\n", msg);
-		json_t *extra = json_pack("{s:s}", "runtime_error", msg);
-		write_json(c, extra, false);
-		json_decref(extra);
-		return MB_EXIT_RUNTIME;
+		fprintf(stderr, "mailbench " CMD ": soft recovery: %s\n", msg);
+		return finish(c, json_pack("{s:s}", "runtime_error", msg), false, true);
 	}
 	printf("\nsoft recovery: %u log segments (%.1f MiB, %llu records) written in %.2f s with "
 	       "%d threads, no checkpoint;\nreplayed in %.3f s: %.1f segments/s, %.1f MB/s\n",
@@ -895,9 +886,7 @@ static int type_softrec(struct ctx *c)
 	    "log_bytes", (json_int_t)sr.log_bytes, "records", (json_int_t)sr.records, "generate_s",
 	    sr.generate_s, "replay_s", sr.replay_s, "segments_per_s", sr.segments_per_s, "mb_per_s",
 	    sr.mb_per_s, "threads", threads);
-	int jrc = write_json(c, extra, true);
-	json_decref(extra);
-	return jrc ? MB_EXIT_RUNTIME : MB_EXIT_OK;
+	return finish(c, extra, true, false);
 }
 
 int mb_cmd_storage_test(int argc, char **argv)
@@ -912,7 +901,7 @@ int mb_cmd_storage_test(int argc, char **argv)
 	if ((rc = mb_storage_cfg_load(c.o.scenario, &c.cfg, &cerr))) {
 		char buf[1024];
 		mb_cfg_error_format(&cerr, buf, sizeof(buf));
-		fprintf(stderr, "mailbench storage-test: %s\n", buf);
+		fprintf(stderr, "mailbench " CMD ": %s\n", buf);
 		return MB_EXIT_USAGE;
 	}
 	/* the scenario's defaults, then the command line */
@@ -937,7 +926,7 @@ int mb_cmd_storage_test(int argc, char **argv)
 	c.lim.db_read_avg_ms_max = c.o.read_max_set ? c.o.read_max : c.cfg.db_read_avg_ms_max;
 	c.lim.log_write_avg_ms_max = c.o.log_max_set ? c.o.log_max : c.cfg.log_write_avg_ms_max;
 	if (c.o.duration <= 0 && (c.o.autotune || c.o.nthreads > 1)) {
-		fprintf(stderr, "mailbench storage-test: --duration 0 (until stopped) needs a "
+		fprintf(stderr, "mailbench " CMD ": --duration 0 (until stopped) needs a "
 				"single thread count\n");
 		return MB_EXIT_USAGE;
 	}
@@ -961,7 +950,7 @@ int mb_cmd_storage_test(int argc, char **argv)
 	c.db_bytes = total / c.databases / c.page_size * c.page_size;
 	if (c.db_bytes < 4ull * c.page_size) {
 		fprintf(stderr,
-			"mailbench storage-test: --size %g: too small for %u databases of "
+			"mailbench " CMD ": --size %g: too small for %u databases of "
 			"%u KiB pages\n",
 			c.o.size_gb, c.databases, c.page_size / 1024);
 		return MB_EXIT_USAGE;
@@ -969,13 +958,13 @@ int mb_cmd_storage_test(int argc, char **argv)
 	if (c.o.stats_fd >= 0) {
 		if (fcntl_check(c.o.stats_fd)) {
 			fprintf(stderr,
-				"mailbench storage-test: --stats-fd %d: not an open file "
+				"mailbench " CMD ": --stats-fd %d: not an open file "
 				"descriptor\n",
 				c.o.stats_fd);
 			return MB_EXIT_USAGE;
 		}
 		if (mb_stats_writer_create(c.o.stats_fd, "stress", &c.stats)) {
-			fprintf(stderr, "mailbench storage-test: --stats-fd %d: cannot use it\n",
+			fprintf(stderr, "mailbench " CMD ": --stats-fd %d: cannot use it\n",
 				c.o.stats_fd);
 			return MB_EXIT_USAGE;
 		}

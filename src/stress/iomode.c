@@ -8,15 +8,14 @@
 #include "core/error.h"
 #include "db/db.h"
 #include "db/io.h"
+#include "stress/files.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #define PAGE_MAGIC 0x5053424dU /* "MBSP" */
@@ -41,15 +40,11 @@ struct mb_iomode {
 };
 
 struct wstate {
+	struct mb_stress_thread t; /* slot, rng, generator (not the log writer's), text pool */
 	struct mb_iomode *m;
-	struct mb_stress_slot *slot;
-	struct mb_stress_gen *gen;
-	struct mb_rng rng;
 	unsigned char *buf;  /* one page, aligned: reads (and log writes) */
 	unsigned char *wbuf; /* one page, aligned: database writes */
-	char *pool;	     /* text the writes draw their contents from */
 	uint64_t gen_no;
-	int idx;
 };
 
 static void put32(unsigned char *p, uint32_t v) { memcpy(p, &v, 4); }
@@ -119,29 +114,9 @@ int mb_iomode_page_check_header(const void *page, unsigned page_size, unsigned f
 	return check(page, page_size, file_no, page_no, false, why, len);
 }
 
-static int mkdirs(const char *path)
-{
-	char tmp[4096];
-	snprintf(tmp, sizeof(tmp), "%s", path);
-	for (char *s = tmp + 1; *s; s++) {
-		if (*s != '/')
-			continue;
-		*s = '\0';
-		if (mkdir(tmp, 0755) && errno != EEXIST)
-			return mb_from_errno(errno);
-		*s = '/';
-	}
-	if (mkdir(tmp, 0755) && errno != EEXIST)
-		return mb_from_errno(errno);
-	return 0;
-}
-
 static bool marker_matches(const struct mb_iomode *m)
 {
-	char path[4200];
-	snprintf(path, sizeof(path), "%s/ready.json", m->db_dir);
-	json_error_t jerr;
-	json_t *j = json_load_file(path, 0, &jerr);
+	json_t *j = mb_stress_marker_load(m->db_dir);
 	if (!j)
 		return false;
 	bool ok =
@@ -158,40 +133,11 @@ static bool marker_matches(const struct mb_iomode *m)
 
 static int write_marker(struct mb_iomode *m)
 {
-	char path[4200], tmp[4300];
-	snprintf(path, sizeof(path), "%s/ready.json", m->db_dir);
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	json_t *j =
+	return mb_stress_marker_write(
+	    m->io, m->db_dir,
 	    json_pack("{s:i,s:i,s:I,s:I,s:s}", "page_size", (int)m->cfg.page_size, "databases",
 		      (int)m->cfg.databases, "pages_per_db", (json_int_t)m->cfg.pages_per_db,
-		      "log_bytes", (json_int_t)m->cfg.log_bytes, "log_path", m->log_path);
-	if (!j)
-		return MB_ENOMEM;
-	int rc = json_dump_file(j, tmp, JSON_INDENT(2)) ? MB_ESYS : 0;
-	json_decref(j);
-	if (!rc && rename(tmp, path))
-		rc = mb_from_errno(errno);
-	if (!rc)
-		rc = mb_io_sync_dir(m->io, m->db_dir);
-	return rc;
-}
-
-static void progress(bool on, const char *what, uint64_t done, uint64_t total)
-{
-	if (!on || !total)
-		return;
-	int width = 40;
-	int fill = (int)((double)done / (double)total * width);
-	char bar[64];
-	for (int i = 0; i < width; i++)
-		bar[i] = i < fill ? '#' : '.';
-	bar[width] = '\0';
-	fprintf(stderr, "\r%s [%s] %5.1f%% (%llu/%llu MiB)", what, bar,
-		100.0 * (double)done / (double)total, (unsigned long long)(done >> 20),
-		(unsigned long long)(total >> 20));
-	if (done >= total)
-		fputc('\n', stderr);
-	fflush(stderr);
+		      "log_bytes", (json_int_t)m->cfg.log_bytes, "log_path", m->log_path));
 }
 
 /* Fill a file: pages of text, each unique, in 1 MiB writes. */
@@ -223,7 +169,7 @@ static int create_files(struct mb_iomode *m, char *msg, size_t len)
 					 (unsigned long long)off, mb_strerror(rc));
 			done += n;
 			if ((off / chunk) % 16 == 0 || off + n >= bytes)
-				progress(m->cfg.progress, "creating test databases", done, total);
+				mb_stress_progress(m->cfg.progress, done, total);
 		}
 		if (!rc && (rc = mb_file_sync(m->db[d], false)))
 			snprintf(msg, len, "%s: fsync: %s", m->db_path[d], mb_strerror(rc));
@@ -241,7 +187,7 @@ static int create_files(struct mb_iomode *m, char *msg, size_t len)
 					 (unsigned long long)off, mb_strerror(rc));
 			done += n;
 		}
-		progress(m->cfg.progress, "creating test databases", total, total);
+		mb_stress_progress(m->cfg.progress, total, total);
 		if (!rc && (rc = mb_file_sync(m->log, false)))
 			snprintf(msg, len, "%s: fsync: %s", m->log_path, mb_strerror(rc));
 	}
@@ -325,7 +271,7 @@ int mb_iomode_open(const struct mb_iomode_cfg *cfg, struct mb_iomode **out, char
 	int rc = mb_io_create(cfg->vfs, &m->io);
 	if (rc)
 		goto fail;
-	if ((rc = mkdirs(m->db_dir)) || (rc = mkdirs(m->log_dir))) {
+	if ((rc = mb_stress_mkdirs(m->db_dir)) || (rc = mb_stress_mkdirs(m->log_dir))) {
 		snprintf(msg, len, "creating %s or %s: %s", m->db_dir, m->log_dir, mb_strerror(rc));
 		goto fail;
 	}
@@ -389,6 +335,15 @@ static void seal_stamped(struct wstate *w, unsigned file_no, uint64_t page_no, u
 	page_seal(p, ps, file_no, page_no, stamp);
 }
 
+static void w_stop(void *ts)
+{
+	struct wstate *w = ts;
+	mb_stress_thread_fini(&w->t);
+	mb_io_free(w->buf);
+	mb_io_free(w->wbuf);
+	free(w);
+}
+
 static int w_start(void *ctx, int idx, struct mb_stress_slot *slot, void **ts)
 {
 	struct mb_iomode *m = ctx;
@@ -396,40 +351,20 @@ static int w_start(void *ctx, int idx, struct mb_stress_slot *slot, void **ts)
 	if (!w)
 		return MB_ENOMEM;
 	w->m = m;
-	w->slot = slot;
-	w->idx = idx;
-	uint64_t seed = mb_stress_now_ns() ^ ((uint64_t)(idx + 2) * 0x9e3779b97f4a7c15ULL);
-	mb_rng_seed(&w->rng, seed);
+	struct mb_stress_mix mix = {.read_pct = m->cfg.read_pct};
+	int rc = mb_stress_thread_init(&w->t, idx, slot, idx < 0 ? NULL : &mix, true,
+				       m->cfg.databases, m->cfg.pages_per_db,
+				       POOL_BYTES + m->cfg.page_size);
 	w->buf = mb_io_alloc(idx < 0 ? MB_IOMODE_LOG_IO : m->cfg.page_size);
 	w->wbuf = idx < 0 ? NULL : mb_io_alloc(m->cfg.page_size);
-	w->pool = malloc(POOL_BYTES + m->cfg.page_size);
-	struct mb_stress_mix mix = {.read_pct = m->cfg.read_pct};
-	int rc = 0;
-	if (!w->buf || !w->pool || (idx >= 0 && !w->wbuf))
+	if (!rc && (!w->buf || (idx >= 0 && !w->wbuf)))
 		rc = MB_ENOMEM;
-	if (!rc && idx >= 0)
-		rc = mb_stress_gen_create(&mix, true, m->cfg.databases, 0, m->cfg.pages_per_db,
-					  seed, &w->gen);
 	if (rc) {
-		mb_io_free(w->buf);
-		mb_io_free(w->wbuf);
-		free(w->pool);
-		free(w);
+		w_stop(w);
 		return rc;
 	}
-	mb_content_fill(seed, w->pool, POOL_BYTES + m->cfg.page_size);
 	*ts = w;
 	return 0;
-}
-
-static void w_stop(void *ts)
-{
-	struct wstate *w = ts;
-	mb_stress_gen_destroy(w->gen);
-	mb_io_free(w->buf);
-	mb_io_free(w->wbuf);
-	free(w->pool);
-	free(w);
 }
 
 static int w_step(void *ts)
@@ -438,7 +373,7 @@ static int w_step(void *ts)
 	struct mb_iomode *m = w->m;
 	const unsigned ps = m->cfg.page_size;
 	struct mb_stress_step st;
-	mb_stress_gen_next(w->gen, &st);
+	mb_stress_gen_next(w->t.gen, &st);
 	struct mb_file *f = m->db[st.db];
 	uint64_t off = st.target * ps;
 	if (st.op == MB_SOP_READ) {
@@ -446,15 +381,15 @@ static int w_step(void *ts)
 		int rc = mb_file_read(f, w->buf, ps, off);
 		uint64_t t1 = mb_io_now_ns();
 		if (rc) {
-			mb_stress_slot_error(w->slot, m->db_path[st.db], off, rc,
+			mb_stress_slot_error(w->t.slot, m->db_path[st.db], off, rc,
 					     "database read failed");
 			return rc;
 		}
-		mb_stress_slot_record(w->slot, MB_XFER_DB_READ, t1 - t0, ps);
+		mb_stress_slot_record(w->t.slot, MB_XFER_DB_READ, t1 - t0, ps);
 		char why[96];
 		if (mb_iomode_page_check_header(w->buf, ps, st.db + 1, st.target, why,
 						sizeof(why))) {
-			mb_stress_slot_error(w->slot, m->db_path[st.db], off, MB_ECORRUPT, why);
+			mb_stress_slot_error(w->t.slot, m->db_path[st.db], off, MB_ECORRUPT, why);
 			return MB_ECORRUPT;
 		}
 		return 0;
@@ -464,19 +399,19 @@ static int w_step(void *ts)
 	 * gets a new 8-byte stamp, so no two written blocks are alike (no
 	 * deduplication can flatter the result) at a fraction of the copy. */
 	if (w->gen_no++ % REFILL == 0) {
-		size_t from = (size_t)mb_rng_below(&w->rng, POOL_BYTES);
-		memcpy(w->wbuf + HDR, w->pool + from, ps - HDR);
+		size_t from = (size_t)mb_rng_below(&w->t.rng, POOL_BYTES);
+		memcpy(w->wbuf + HDR, w->t.pool + from, ps - HDR);
 	}
-	uint64_t stamp = mb_rng_next(&w->rng);
+	uint64_t stamp = mb_rng_next(&w->t.rng);
 	seal_stamped(w, st.db + 1, st.target, stamp);
 	uint64_t t0 = mb_io_now_ns();
 	int rc = mb_file_write(f, w->wbuf, ps, off);
 	uint64_t t1 = mb_io_now_ns();
 	if (rc) {
-		mb_stress_slot_error(w->slot, m->db_path[st.db], off, rc, "database write failed");
+		mb_stress_slot_error(w->t.slot, m->db_path[st.db], off, rc, "database write failed");
 		return rc;
 	}
-	mb_stress_slot_record(w->slot, MB_XFER_DB_WRITE, t1 - t0, ps);
+	mb_stress_slot_record(w->t.slot, MB_XFER_DB_WRITE, t1 - t0, ps);
 	return 0;
 }
 
@@ -486,18 +421,18 @@ static int w_log_step(void *ts)
 	struct wstate *w = ts;
 	struct mb_iomode *m = w->m;
 	uint64_t off = m->log_off;
-	size_t from = (size_t)mb_rng_below(&w->rng, POOL_BYTES);
-	memcpy(w->buf, w->pool + from, MB_IOMODE_LOG_IO);
+	size_t from = (size_t)mb_rng_below(&w->t.rng, POOL_BYTES);
+	memcpy(w->buf, w->t.pool + from, MB_IOMODE_LOG_IO);
 	uint64_t t0 = mb_io_now_ns();
 	int rc = mb_file_write(m->log, w->buf, MB_IOMODE_LOG_IO, off);
 	if (!rc)
 		rc = mb_file_sync(m->log, true);
 	uint64_t t1 = mb_io_now_ns();
 	if (rc) {
-		mb_stress_slot_error(w->slot, m->log_path, off, rc, "log write failed");
+		mb_stress_slot_error(w->t.slot, m->log_path, off, rc, "log write failed");
 		return rc;
 	}
-	mb_stress_slot_record(w->slot, MB_XFER_LOG_WRITE, t1 - t0, MB_IOMODE_LOG_IO);
+	mb_stress_slot_record(w->t.slot, MB_XFER_LOG_WRITE, t1 - t0, MB_IOMODE_LOG_IO);
 	off += MB_IOMODE_LOG_IO;
 	m->log_off = off >= m->cfg.log_bytes ? 0 : off;
 	return 0;

@@ -5,6 +5,7 @@ src_stress_libmbstress_a_SOURCES = \
 	src/stress/workload.c src/stress/workload.h \
 	src/stress/acct.c src/stress/acct.h \
 	src/stress/runner.c src/stress/runner.h \
+	src/stress/files.c src/stress/files.h \
 	src/stress/iomode.c src/stress/iomode.h \
 	src/stress/txnmode.c src/stress/txnmode.h \
 	src/stress/cmd_storage_test.c

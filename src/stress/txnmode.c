@@ -9,6 +9,7 @@
 #include "core/error.h"
 #include "core/hist.h"
 #include "db/db.h"
+#include "stress/files.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -198,12 +199,9 @@ struct mb_txnmode {
 };
 
 struct tstate {
+	struct mb_stress_thread t; /* slot, rng, generator, text pool */
 	struct mb_txnmode *m;
-	struct mb_stress_slot *slot;
-	struct mb_stress_gen *gen;
-	struct mb_rng rng;
 	struct mb_val val;
-	char *pool;
 };
 
 static void sg_options(const struct mb_txnmode *m, struct mb_sg_options *o, bool create)
@@ -214,23 +212,6 @@ static void sg_options(const struct mb_txnmode *m, struct mb_sg_options *o, bool
 	o->io = m->io;
 	o->cache_mb = m->cfg.cache_mb;
 	o->create = create;
-}
-
-static int mkdirs(const char *path)
-{
-	char tmp[4096];
-	snprintf(tmp, sizeof(tmp), "%s", path);
-	for (char *s = tmp + 1; *s; s++) {
-		if (*s != '/')
-			continue;
-		*s = '\0';
-		if (mkdir(tmp, 0755) && errno != EEXIST)
-			return mb_from_errno(errno);
-		*s = '/';
-	}
-	if (mkdir(tmp, 0755) && errno != EEXIST)
-		return mb_from_errno(errno);
-	return 0;
 }
 
 /* Remove the regular files of dir (not subdirectories: DIR/stress/io
@@ -263,11 +244,6 @@ static void wipe_group(struct mb_txnmode *m)
 	}
 }
 
-static void marker_path(const struct mb_txnmode *m, char *buf, size_t len)
-{
-	snprintf(buf, len, "%s/ready.json", m->dir);
-}
-
 static const char *log_dir_name(const struct mb_txnmode *m)
 {
 	return m->has_log_dir ? m->log_dir : "";
@@ -276,10 +252,7 @@ static const char *log_dir_name(const struct mb_txnmode *m)
 /* Keys per database from a matching marker, or false. */
 static bool marker_read(struct mb_txnmode *m)
 {
-	char path[4200];
-	marker_path(m, path, sizeof(path));
-	json_error_t jerr;
-	json_t *j = json_load_file(path, 0, &jerr);
+	json_t *j = mb_stress_marker_load(m->dir);
 	if (!j)
 		return false;
 	json_t *keys = json_object_get(j, "keys");
@@ -303,25 +276,14 @@ static bool marker_read(struct mb_txnmode *m)
 
 static int marker_write(struct mb_txnmode *m)
 {
-	char path[4200], tmp[4300];
-	marker_path(m, path, sizeof(path));
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
 	json_t *keys = json_array();
 	for (unsigned d = 0; d < m->cfg.databases; d++)
 		json_array_append_new(keys, json_integer((json_int_t)m->db[d].keys));
-	json_t *j =
+	return mb_stress_marker_write(
+	    m->io, m->dir,
 	    json_pack("{s:i,s:i,s:I,s:s,s:o}", "page_size", (int)m->cfg.page_size, "databases",
 		      (int)m->cfg.databases, "db_bytes", (json_int_t)m->cfg.db_bytes, "log_dir",
-		      log_dir_name(m), "keys", keys);
-	if (!j)
-		return MB_ENOMEM;
-	int rc = json_dump_file(j, tmp, JSON_INDENT(2)) ? MB_ESYS : 0;
-	json_decref(j);
-	if (!rc && rename(tmp, path))
-		rc = mb_from_errno(errno);
-	if (!rc)
-		rc = mb_io_sync_dir(m->io, m->dir);
-	return rc;
+		      log_dir_name(m), "keys", keys));
 }
 
 static void close_dbs(struct mb_txnmode *m)
@@ -448,23 +410,6 @@ static void *fill_main(void *arg)
 	return NULL;
 }
 
-static void progress(bool on, uint64_t done, uint64_t total)
-{
-	if (!on || !total)
-		return;
-	int width = 40, fill = (int)((double)done / (double)total * width);
-	char bar[64];
-	for (int i = 0; i < width; i++)
-		bar[i] = i < fill ? '#' : '.';
-	bar[width] = '\0';
-	fprintf(stderr, "\rcreating test databases [%s] %5.1f%% (%llu/%llu MiB)", bar,
-		100.0 * (double)done / (double)total, (unsigned long long)(done >> 20),
-		(unsigned long long)(total >> 20));
-	if (done >= total)
-		fputc('\n', stderr);
-	fflush(stderr);
-}
-
 static int fill_all(struct mb_txnmode *m, char *msg, size_t len)
 {
 	int nthr = m->cfg.databases < 2 ? (int)m->cfg.databases : 2; /* the machine's cores */
@@ -488,7 +433,7 @@ static int fill_all(struct mb_txnmode *m, char *msg, size_t len)
 		uint64_t d = atomic_load(&done);
 		if (d >= total || !running)
 			break;
-		progress(m->cfg.progress, d, total);
+		mb_stress_progress(m->cfg.progress, d, total);
 		usleep(200000);
 	}
 	for (int i = 0; i < started; i++)
@@ -510,7 +455,7 @@ static int fill_all(struct mb_txnmode *m, char *msg, size_t len)
 	if (!rc && (rc = mb_sg_checkpoint(m->sg)))
 		snprintf(msg, len, "%s: checkpoint: %s", m->dir, mb_strerror(rc));
 	if (!rc)
-		progress(m->cfg.progress, total, total);
+		mb_stress_progress(m->cfg.progress, total, total);
 	return rc;
 }
 
@@ -556,7 +501,8 @@ static int init_m(const struct mb_txnmode_cfg *cfg, struct mb_txnmode **out, cha
 		rc = MB_ENOMEM;
 	if (!rc)
 		rc = mb_io_create(&m->watch->vfs, &m->io);
-	if (!rc && ((rc = mkdirs(m->dir)) || (m->has_log_dir && (rc = mkdirs(m->log_dir)))))
+	if (!rc && ((rc = mb_stress_mkdirs(m->dir)) ||
+		    (m->has_log_dir && (rc = mb_stress_mkdirs(m->log_dir)))))
 		snprintf(msg, len, "creating %s: %s", m->dir, mb_strerror(rc));
 	if (rc) {
 		free_m(m);
@@ -598,8 +544,8 @@ int mb_txnmode_open(const struct mb_txnmode_cfg *cfg, struct mb_txnmode **out, c
 		msg[0] = '\0';
 	}
 	char mp[4200];
-	marker_path(m, mp, sizeof(mp));
-	unlink(mp);
+	snprintf(mp, sizeof(mp), "%s/ready.json", m->dir);
+	unlink(mp); /* first: the marker never outlives what it vouches for */
 	wipe_group(m);
 	sg_options(m, &o, true);
 	if ((rc = mb_sg_open(&o, &m->sg))) {
@@ -716,6 +662,14 @@ static void commit_cb(void *arg, int status)
 		atomic_fetch_add(&m->async_fail, 1);
 }
 
+static void t_stop(void *ts)
+{
+	struct tstate *t = ts;
+	mb_stress_thread_fini(&t->t);
+	mb_val_free(&t->val);
+	free(t);
+}
+
 static int t_start(void *ctx, int idx, struct mb_stress_slot *slot, void **ts)
 {
 	struct mb_txnmode *m = ctx;
@@ -723,33 +677,15 @@ static int t_start(void *ctx, int idx, struct mb_stress_slot *slot, void **ts)
 	if (!t)
 		return MB_ENOMEM;
 	t->m = m;
-	t->slot = slot;
-	uint64_t seed = mb_stress_now_ns() ^ ((uint64_t)(idx + 7) * 0x9e3779b97f4a7c15ULL);
-	mb_rng_seed(&t->rng, seed);
-	struct mb_val v = MB_VAL_INIT;
-	t->val = v;
-	t->pool = malloc(POOL_BYTES + VAL_MIN + VAL_SPAN);
-	int rc = t->pool ? 0 : MB_ENOMEM;
-	if (!rc)
-		rc = mb_stress_gen_create(&m->cfg.mix, false, m->cfg.databases, 0, KEY_SCALE, seed,
-					  &t->gen);
+	t->val = (struct mb_val)MB_VAL_INIT;
+	int rc = mb_stress_thread_init(&t->t, idx, slot, &m->cfg.mix, false, m->cfg.databases,
+				       KEY_SCALE, POOL_BYTES + VAL_MIN + VAL_SPAN);
 	if (rc) {
-		free(t->pool);
-		free(t);
+		t_stop(t);
 		return rc;
 	}
-	mb_content_fill(seed, t->pool, POOL_BYTES + VAL_MIN + VAL_SPAN);
 	*ts = t;
 	return 0;
-}
-
-static void t_stop(void *ts)
-{
-	struct tstate *t = ts;
-	mb_stress_gen_destroy(t->gen);
-	mb_val_free(&t->val);
-	free(t->pool);
-	free(t);
 }
 
 static int t_fail(struct tstate *t, struct tdb *d, int rc)
@@ -763,9 +699,9 @@ static int t_fail(struct tstate *t, struct tdb *d, int rc)
 	uint64_t off;
 	int code;
 	if (mb_txnmode_io_error(t->m, file, sizeof(file), &off, &code, NULL, 0))
-		mb_stress_slot_error(t->slot, file, off, code, what);
+		mb_stress_slot_error(t->t.slot, file, off, code, what);
 	else
-		mb_stress_slot_error(t->slot, d->path, UINT64_MAX, rc, what);
+		mb_stress_slot_error(t->t.slot, d->path, UINT64_MAX, rc, what);
 	return rc;
 }
 
@@ -782,8 +718,8 @@ static int position(struct tdb *d, uint64_t target)
 static int t_txn(struct tstate *t, struct tdb *d, const struct mb_stress_step *st)
 {
 	struct mb_txnmode *m = t->m;
-	size_t vlen = VAL_MIN + (size_t)mb_rng_below(&t->rng, VAL_SPAN);
-	const char *vbuf = t->pool + mb_rng_below(&t->rng, POOL_BYTES);
+	size_t vlen = VAL_MIN + (size_t)mb_rng_below(&t->t.rng, VAL_SPAN);
+	const char *vbuf = t->t.pool + mb_rng_below(&t->t.rng, POOL_BYTES);
 	unsigned char k[8];
 	int rc;
 	if (st->op == MB_SOP_SEEK) {
@@ -798,7 +734,7 @@ static int t_txn(struct tstate *t, struct tdb *d, const struct mb_stress_step *s
 	switch (st->op) {
 	case MB_SOP_INSERT: {
 		uint64_t key = st->target - st->target % MB_TXN_STRIDE + 1 +
-			       mb_rng_below(&t->rng, MB_TXN_STRIDE - 1);
+			       mb_rng_below(&t->t.rng, MB_TXN_STRIDE - 1);
 		mb_key_u64(k, key);
 		rc = mb_tree_put(d->tree, k, 8, vbuf, vlen, MB_PUT_NOOVERWRITE);
 		if (rc == MB_EEXIST)
@@ -853,7 +789,7 @@ static int t_step(void *ts)
 {
 	struct tstate *t = ts;
 	struct mb_stress_step st;
-	mb_stress_gen_next(t->gen, &st);
+	mb_stress_gen_next(t->t.gen, &st);
 	struct tdb *d = take_db(t->m, st.db);
 	/* the generator draws in [0, KEY_SCALE): scale to this database's keys */
 	st.target =
@@ -864,7 +800,7 @@ static int t_step(void *ts)
 	pthread_mutex_unlock(&d->mu);
 	if (rc)
 		return rc;
-	mb_stress_slot_txn(t->slot);
+	mb_stress_slot_txn(t->t.slot);
 	return 0;
 }
 

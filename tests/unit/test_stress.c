@@ -349,6 +349,60 @@ static int teardown_dir(void **state)
 	return system(cmd) == 0 ? 0 : -1;
 }
 
+/* One measurement phase of a mode: its accountant, result window and
+ * worker (transactions mode: the accountant reads the engine's counters). */
+struct phase {
+	struct mb_stress_acct *a;
+	struct mb_stress_window *w;
+	struct mb_stress_worker wk;
+	double secs;
+	struct mb_stress_figures f;
+};
+
+static void phase_init(struct phase *p, struct mb_iomode *io, struct mb_txnmode *tx)
+{
+	memset(p, 0, sizeof(*p));
+	assert_int_equal(mb_stress_acct_create(&p->a), 0);
+	assert_int_equal(mb_stress_window_create(&p->w), 0);
+	if (io) {
+		mb_iomode_worker(io, &p->wk);
+	} else {
+		assert_int_equal(mb_txnmode_attach(tx, p->a), 0);
+		mb_txnmode_worker(tx, &p->wk);
+	}
+}
+
+/* Run it; p->f gets the figures (of at least 1 s when it ended at once). */
+static int phase_run(struct phase *p, int threads, double warmup, double duration)
+{
+	int rc = mb_stress_run_phase(&p->wk, p->a, threads, warmup, duration, NULL, NULL, p->w,
+				     &p->secs);
+	mb_stress_window_figures(p->w, p->secs > 0 ? p->secs : 1, threads, &p->f);
+	return rc;
+}
+
+static void phase_fini(struct phase *p)
+{
+	mb_stress_window_destroy(p->w);
+	mb_stress_acct_destroy(p->a);
+}
+
+/* The run failed on the fault: the first error names a file containing
+ * `in_file`, an offset on a page boundary below off_end, and `in_what`. */
+static void assert_first_error(struct phase *p, struct mb_fault *fault, const char *in_file,
+			       uint64_t off_end, const char *in_what)
+{
+	assert_true(mb_fault_fired(fault) >= 1);
+	assert_true(mb_stress_acct_errors(p->a) >= 1);
+	char what[700], file[700];
+	uint64_t off = UINT64_MAX;
+	assert_true(
+	    mb_stress_acct_first_error(p->a, what, sizeof(what), file, sizeof(file), &off));
+	assert_non_null(strstr(file, in_file));
+	assert_true(off < off_end && off % 8192 == 0);
+	assert_non_null(strstr(what, in_what));
+}
+
 static void io_cfg(struct mb_iomode_cfg *c, char *dir, size_t len, const struct mb_vfs *vfs)
 {
 	snprintf(dir, len, "%s/stress/io", tmpdir);
@@ -371,26 +425,19 @@ static void test_iomode_runs_and_reuses(void **state)
 	struct mb_iomode *m;
 	assert_int_equal(mb_iomode_open(&c, &m, msg, sizeof(msg)), 0);
 	assert_false(mb_iomode_reused(m));
-	struct mb_stress_acct *a;
-	struct mb_stress_window *w;
-	struct mb_stress_worker wk;
-	assert_int_equal(mb_stress_acct_create(&a), 0);
-	assert_int_equal(mb_stress_window_create(&w), 0);
-	mb_iomode_worker(m, &wk);
-	double secs;
-	assert_int_equal(mb_stress_run_phase(&wk, a, 2, 0.2, 0.5, NULL, NULL, w, &secs), 0);
-	struct mb_stress_figures f;
-	mb_stress_window_figures(w, secs, 2, &f);
-	assert_true(secs > 0.4);
-	assert_true(f.db_read.count > 0 && f.db_write.count > 0 && f.log_write.count > 0);
-	assert_int_equal(f.errors, 0);
+	struct phase p;
+	phase_init(&p, m, NULL);
+	assert_int_equal(phase_run(&p, 2, 0.2, 0.5), 0);
+	assert_true(p.secs > 0.4);
+	assert_true(p.f.db_read.count > 0 && p.f.db_write.count > 0 && p.f.log_write.count > 0);
+	assert_int_equal(p.f.errors, 0);
 	/* writes kept every page valid */
 	struct mb_stress_slot *s;
 	uint64_t bytes;
-	assert_int_equal(mb_stress_acct_slot(a, &s), 0);
+	assert_int_equal(mb_stress_acct_slot(p.a, &s), 0);
 	assert_int_equal(mb_iomode_verify_all(m, s, &bytes), 0);
 	assert_int_equal(bytes, 2 * 256 * 8192);
-	assert_int_equal(mb_stress_acct_errors(a), 0);
+	assert_int_equal(mb_stress_acct_errors(p.a), 0);
 	mb_iomode_close(m);
 	/* the second open reuses the files */
 	assert_int_equal(mb_iomode_open(&c, &m, msg, sizeof(msg)), 0);
@@ -401,8 +448,7 @@ static void test_iomode_runs_and_reuses(void **state)
 	assert_int_equal(mb_iomode_open(&c, &m, msg, sizeof(msg)), 0);
 	assert_false(mb_iomode_reused(m));
 	mb_iomode_close(m);
-	mb_stress_window_destroy(w);
-	mb_stress_acct_destroy(a);
+	phase_fini(&p);
 }
 
 static void test_injected_eio_fails_run(void **state)
@@ -418,35 +464,20 @@ static void test_injected_eio_fails_run(void **state)
 	/* the 50th database read from now fails with EIO */
 	struct mb_fault_rule rule = {MB_FAULT_EIO, MB_FAULT_ON_READ, MB_FILE_DB, 50, false};
 	mb_fault_arm(fault, &rule);
-	struct mb_stress_acct *a;
-	struct mb_stress_window *w;
-	struct mb_stress_worker wk;
-	assert_int_equal(mb_stress_acct_create(&a), 0);
-	assert_int_equal(mb_stress_window_create(&w), 0);
-	mb_iomode_worker(m, &wk);
-	double secs;
+	struct phase p;
+	phase_init(&p, m, NULL);
 	uint64_t t0 = mb_stress_now_ns();
-	mb_stress_run_phase(&wk, a, 2, 0, 120.0, NULL, NULL, w, &secs);
+	phase_run(&p, 2, 0, 120.0);
 	/* the phase ended early, on the error, not after its 120 s */
 	assert_true(mb_stress_now_ns() - t0 < 100000000000ULL);
-	assert_true(mb_fault_fired(fault) >= 1);
-	assert_true(mb_stress_acct_errors(a) >= 1);
-	char what[256], file[600];
-	uint64_t off = UINT64_MAX;
-	assert_true(mb_stress_acct_first_error(a, what, sizeof(what), file, sizeof(file), &off));
-	assert_non_null(strstr(file, "/stress/io/db0"));
-	assert_true(off % 8192 == 0 && off < 256 * 8192);
-	assert_non_null(strstr(what, "read"));
+	assert_first_error(&p, fault, "/stress/io/db0", 256 * 8192, "read");
 	/* and the verdict fails */
-	struct mb_stress_figures f;
-	mb_stress_window_figures(w, secs > 0 ? secs : 1, 2, &f);
-	f.errors = mb_stress_acct_errors(a);
+	p.f.errors = mb_stress_acct_errors(p.a);
 	struct mb_stress_limits lim = {20, 10};
-	assert_false(mb_stress_verdict(&f, &lim, NULL, 0));
+	assert_false(mb_stress_verdict(&p.f, &lim, NULL, 0));
 	mb_fault_disarm(fault);
 	mb_iomode_close(m);
-	mb_stress_window_destroy(w);
-	mb_stress_acct_destroy(a);
+	phase_fini(&p);
 	mb_fault_destroy(fault);
 }
 
@@ -539,31 +570,23 @@ static void test_txnmode_runs(void **state)
 	if (rc)
 		fprintf(stderr, "%s\n", msg);
 	assert_int_equal(rc, 0);
-	struct mb_stress_acct *a;
-	struct mb_stress_window *w;
-	struct mb_stress_worker wk;
-	assert_int_equal(mb_stress_acct_create(&a), 0);
-	assert_int_equal(mb_stress_window_create(&w), 0);
-	assert_int_equal(mb_txnmode_attach(m, a), 0);
-	mb_txnmode_worker(m, &wk);
-	double secs;
-	assert_int_equal(mb_stress_run_phase(&wk, a, 2, 0.3, 1.0, NULL, NULL, w, &secs), 0);
-	struct mb_stress_figures f;
-	mb_stress_window_figures(w, secs, 2, &f);
-	assert_true(f.transactions > 0);
-	assert_true(f.log_write.count > 0);
-	assert_true(f.db_read.count + f.db_write.count > 0);
-	assert_int_equal(f.errors, 0);
-	assert_int_equal(mb_stress_acct_errors(a), 0);
+	struct phase p;
+	phase_init(&p, NULL, m);
+	assert_int_equal(phase_run(&p, 2, 0.3, 1.0), 0);
+	assert_true(p.f.transactions > 0);
+	assert_true(p.f.log_write.count > 0);
+	assert_true(p.f.db_read.count + p.f.db_write.count > 0);
+	assert_int_equal(p.f.errors, 0);
+	assert_int_equal(mb_stress_acct_errors(p.a), 0);
 	/* the engine's checksum pass finds the databases clean */
 	struct mb_stress_slot *s;
 	uint64_t pages, bytes;
-	assert_int_equal(mb_stress_acct_slot(a, &s), 0);
+	double secs;
+	assert_int_equal(mb_stress_acct_slot(p.a, &s), 0);
 	assert_int_equal(mb_txnmode_checksum(m, s, &pages, &bytes, &secs), 0);
 	assert_true(pages >= 2 * (2u << 20) / 8192);
 	assert_int_equal(mb_txnmode_close(m), 0);
-	mb_stress_window_destroy(w);
-	mb_stress_acct_destroy(a);
+	phase_fini(&p);
 	/* reused the second time */
 	assert_int_equal(mb_txnmode_open(&c, &m, msg, sizeof(msg)), 0);
 	assert_true(mb_txnmode_reused(m));
@@ -583,31 +606,18 @@ static void test_txnmode_injected_eio(void **state)
 	/* every database read from the 20th on fails */
 	struct mb_fault_rule rule = {MB_FAULT_EIO, MB_FAULT_ON_READ, MB_FILE_DB, 20, true};
 	mb_fault_arm(fault, &rule);
-	struct mb_stress_acct *a;
-	struct mb_stress_window *w;
-	struct mb_stress_worker wk;
-	assert_int_equal(mb_stress_acct_create(&a), 0);
-	assert_int_equal(mb_stress_window_create(&w), 0);
-	assert_int_equal(mb_txnmode_attach(m, a), 0);
-	mb_txnmode_worker(m, &wk);
-	double secs;
-	mb_stress_run_phase(&wk, a, 2, 0, 20.0, NULL, NULL, w, &secs);
-	struct mb_stress_figures f;
-	mb_stress_window_figures(w, secs > 0 ? secs : 1, 2, &f);
-	assert_true(mb_fault_fired(fault) >= 1);
-	assert_true(mb_stress_acct_errors(a) >= 1);
+	struct phase p;
+	phase_init(&p, NULL, m);
+	phase_run(&p, 2, 0, 20.0);
+	/* the engine's read of a database page: its file and offset */
+	assert_first_error(&p, fault, "/stress/db", UINT64_MAX, "MB_EIO");
 	char what[700], file[700];
 	uint64_t off;
-	assert_true(mb_stress_acct_first_error(a, what, sizeof(what), file, sizeof(file), &off));
-	/* the engine's read of a database page: its file and offset */
-	assert_non_null(strstr(file, "/stress/db"));
+	assert_true(mb_stress_acct_first_error(p.a, what, sizeof(what), file, sizeof(file), &off));
 	assert_non_null(strstr(file, ".mdb"));
-	assert_true(off != UINT64_MAX && off % 8192 == 0);
-	assert_non_null(strstr(what, "MB_EIO"));
 	mb_fault_disarm(fault);
 	mb_txnmode_close(m);
-	mb_stress_window_destroy(w);
-	mb_stress_acct_destroy(a);
+	phase_fini(&p);
 	mb_fault_destroy(fault);
 }
 
