@@ -11,11 +11,33 @@
  * WAL rule: a page is written only when its LSN <= its log's durable LSN;
  * while a transaction holds a frame, only the committed image kept aside is
  * ever written (no-steal).
- * Locking: one mutex protects the hash, the frame states and the counters;
- * no I/O is done under it.  Page contents are read/written without it by the
- * single owner thread of the page's database; the writer copies a page under
- * the mutex, and the owner changes bytes only while txn_held is set (which it
- * sets under the mutex), so the two never race.
+ *
+ * Write-back pool: the lazy writer only CHOOSES pages; the writes are done
+ * by a pool of write-back threads (MB_CACHE_WRITERS_DEFAULT, 8; or the
+ * count given to mb_cache_create_ex; or MAILBENCH_CACHE_WRITERS in the
+ * environment), so up to that many page writes are in flight at once and
+ * write-back keeps up when the device's write latency rises under many
+ * readers (one blocking writer ran at 1/latency: the cache filled with
+ * dirty frames, the clock then evicted B+tree root and internal pages and
+ * reads per transaction tripled).  WB_SLOTS slots, each with its own
+ * aligned buffer, carry a page from the writer to a write-back thread:
+ * under the mutex the writer checks the WAL rule and !txn_held, copies the
+ * frame's committed image into a free slot, sets frame->writing and adds a
+ * pin (so the frame is neither evicted, nor picked twice, nor dropped by
+ * cache_file_remove) and queues the slot; a write-back thread seals and
+ * writes the COPY without the mutex, then calls write_done under it (the
+ * frame turns clean only if no commit changed it meanwhile, modseq; a
+ * failure counts in write_errors and sets cf->write_error, as before) and
+ * frees the slot.  A frame stays dirty until its write is done, so a
+ * checkpoint's cache_file_flush (which waits while a frame is writing)
+ * covers every in-flight write-back before it syncs the file.
+ * (Giving internal pages an extra clock sweep was tried: no measurable
+ * change once write-back keeps up, so eviction is plain CLOCK.)
+ * Locking: one mutex protects the hash, the frame states, the slot queue and
+ * the counters; no I/O is done under it.  Page contents are read/written
+ * without it by the single owner thread of the page's database; the writer
+ * copies a page under the mutex, and the owner changes bytes only while
+ * txn_held is set (which it sets under the mutex), so the two never race.
  */
 #include "config.h"
 
@@ -70,8 +92,20 @@ int mb_page_verify(const uint8_t *page, uint32_t size, uint32_t pgno, char *why,
 
 /* clock use count ceiling: a page hit this often survives this many sweeps */
 #define REF_MAX 5
-#define WRITER_BATCH 32
 #define WRITER_BUF (32u << 10)
+/* write-back slots (pages chosen and copied, queued or being written) */
+#define WB_SLOTS 32
+#define WB_THREADS_MAX WB_SLOTS
+
+/* one page on its way from the lazy writer to a write-back thread */
+struct wb_slot {
+	uint8_t *buf;	      /* WRITER_BUF bytes, MB_IO_ALIGN aligned */
+	struct frame *f;      /* pinned, writing */
+	struct mb_file *file; /* captured under the lock */
+	uint64_t off, seq;
+	uint32_t size;
+	bool held;
+};
 
 struct mb_cache {
 	pthread_mutex_t lock;
@@ -88,7 +122,13 @@ struct mb_cache {
 	uint32_t next_id;
 	struct mb_cache_stats st;
 	pthread_t writer;
-	uint8_t *wbuf[WRITER_BATCH];
+	/* write-back pool: free slot stack, FIFO of queued slots */
+	pthread_cond_t qcond; /* wakes the write-back threads */
+	struct wb_slot slot[WB_SLOTS];
+	int freel[WB_SLOTS], nfree;
+	int queue[WB_SLOTS], qhead, nqueued;
+	unsigned nthreads;
+	pthread_t *wthreads;
 };
 
 static size_t hslot(const struct mb_cache *c, uint32_t id, uint32_t pgno)
@@ -126,9 +166,63 @@ static void hremove(struct mb_cache *c, struct frame *f)
 }
 
 static void *writer_main(void *arg);
+static void *wb_main(void *arg);
+
+static unsigned writers_default(void)
+{
+	const char *e = getenv("MAILBENCH_CACHE_WRITERS");
+	if (e && *e) {
+		char *end;
+		long v = strtol(e, &end, 10);
+		if (*end == '\0' && v >= 1 && v <= WB_THREADS_MAX)
+			return (unsigned)v;
+	}
+	return MB_CACHE_WRITERS_DEFAULT;
+}
 
 int mb_cache_create(uint64_t bytes, struct mb_cache **out)
 {
+	return mb_cache_create_ex(bytes, 0, out);
+}
+
+static void stop_threads(struct mb_cache *c, bool writer, unsigned nwb)
+{
+	pthread_mutex_lock(&c->lock);
+	c->stop = true;
+	pthread_cond_broadcast(&c->wcond);
+	pthread_cond_broadcast(&c->qcond);
+	pthread_mutex_unlock(&c->lock);
+	if (writer)
+		pthread_join(c->writer, NULL);
+	for (unsigned i = 0; i < nwb; i++)
+		pthread_join(c->wthreads[i], NULL);
+}
+
+static void cache_free(struct mb_cache *c)
+{
+	for (size_t i = 0; i < c->nframes; i++) {
+		mb_io_free(c->frames[i]->data);
+		free(c->frames[i]->before);
+		free(c->frames[i]);
+	}
+	free(c->frames);
+	free(c->hash);
+	for (int i = 0; i < WB_SLOTS; i++)
+		mb_io_free(c->slot[i].buf);
+	free(c->wthreads);
+	pthread_mutex_destroy(&c->lock);
+	pthread_cond_destroy(&c->cond);
+	pthread_cond_destroy(&c->wcond);
+	pthread_cond_destroy(&c->qcond);
+	free(c);
+}
+
+int mb_cache_create_ex(uint64_t bytes, unsigned writers, struct mb_cache **out)
+{
+	if (writers == 0)
+		writers = writers_default();
+	if (writers > WB_THREADS_MAX)
+		writers = WB_THREADS_MAX;
 	if (bytes < 64u * 32768u)
 		bytes = 64u * 32768u;
 	struct mb_cache *c = calloc(1, sizeof(*c));
@@ -141,8 +235,12 @@ int mb_cache_create(uint64_t bytes, struct mb_cache **out)
 		nb <<= 1;
 	c->hash = calloc(nb, sizeof(*c->hash));
 	c->hmask = nb - 1;
-	for (int i = 0; i < WRITER_BATCH; i++)
-		c->wbuf[i] = mb_io_alloc(WRITER_BUF);
+	for (int i = 0; i < WB_SLOTS; i++) {
+		c->slot[i].buf = mb_io_alloc(WRITER_BUF);
+		c->freel[i] = i;
+	}
+	c->nfree = WB_SLOTS;
+	c->wthreads = calloc(writers, sizeof(*c->wthreads));
 	/* adaptive: spin briefly before sleeping, the critical sections are a
 	 * few hundred instructions and a sleeping waiter costs two switches */
 	pthread_mutexattr_t ma;
@@ -159,16 +257,28 @@ int mb_cache_create(uint64_t bytes, struct mb_cache **out)
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&c->cond, &ca);
 	pthread_condattr_destroy(&ca);
-	bool ok = c->hash != NULL;
-	for (int i = 0; i < WRITER_BATCH; i++)
-		ok = ok && c->wbuf[i];
-	if (!ok || pthread_create(&c->writer, NULL, writer_main, c) != 0) {
-		for (int i = 0; i < WRITER_BATCH; i++)
-			mb_io_free(c->wbuf[i]);
-		free(c->hash);
-		free(c);
+	pthread_cond_init(&c->qcond, NULL);
+	bool ok = c->hash != NULL && c->wthreads != NULL;
+	for (int i = 0; i < WB_SLOTS; i++)
+		ok = ok && c->slot[i].buf;
+	unsigned started = 0;
+	while (ok && started < writers) {
+		if (pthread_create(&c->wthreads[started], NULL, wb_main, c) != 0)
+			ok = false;
+		else
+			started++;
+	}
+	if (!ok) {
+		stop_threads(c, false, started);
+		cache_free(c);
 		return MB_ENOMEM;
 	}
+	if (pthread_create(&c->writer, NULL, writer_main, c) != 0) {
+		stop_threads(c, false, started);
+		cache_free(c);
+		return MB_ENOMEM;
+	}
+	c->nthreads = writers;
 	*out = c;
 	return 0;
 }
@@ -177,24 +287,9 @@ void mb_cache_destroy(struct mb_cache *c)
 {
 	if (!c)
 		return;
-	pthread_mutex_lock(&c->lock);
-	c->stop = true;
-	pthread_cond_broadcast(&c->wcond);
-	pthread_mutex_unlock(&c->lock);
-	pthread_join(c->writer, NULL);
-	for (size_t i = 0; i < c->nframes; i++) {
-		mb_io_free(c->frames[i]->data);
-		free(c->frames[i]->before);
-		free(c->frames[i]);
-	}
-	free(c->frames);
-	free(c->hash);
-	for (int i = 0; i < WRITER_BATCH; i++)
-		mb_io_free(c->wbuf[i]);
-	pthread_mutex_destroy(&c->lock);
-	pthread_cond_destroy(&c->cond);
-	pthread_cond_destroy(&c->wcond);
-	free(c);
+	/* the write-back threads drain the queue before they exit */
+	stop_threads(c, true, c->nthreads);
+	cache_free(c);
 }
 
 void mb_cache_stats_get(struct mb_cache *c, struct mb_cache_stats *out)
@@ -467,12 +562,67 @@ static void write_done(struct mb_cache *c, struct frame *f, bool was_held, uint6
 	}
 }
 
+/* Queue a dirty frame for write-back (lock held, a slot free): copy its
+ * committed image into the slot; the frame stays pinned and writing until
+ * a write-back thread has written the copy (wb_main). */
+static void wb_enqueue(struct mb_cache *c, struct frame *f)
+{
+	int i = c->freel[--c->nfree];
+	struct wb_slot *w = &c->slot[i];
+	w->held = f->txn_held;
+	w->seq = f->modseq;
+	copy_for_write(f, w->buf);
+	w->f = f;
+	w->file = f->cf->file;
+	w->size = f->size;
+	w->off = (uint64_t)f->pgno * f->size;
+	c->queue[(c->qhead + c->nqueued) % WB_SLOTS] = i;
+	c->nqueued++;
+}
+
+/* A write-back thread: takes queued slots in order, writes each copy
+ * without the lock, then finishes the frame under it.  Exits at stop once
+ * the queue is empty (nothing queued is ever dropped). */
+static void *wb_main(void *arg)
+{
+	struct mb_cache *c = arg;
+	pthread_mutex_lock(&c->lock);
+	for (;;) {
+		if (c->nqueued == 0) {
+			if (c->stop)
+				break;
+			pthread_cond_wait(&c->qcond, &c->lock);
+			continue;
+		}
+		int i = c->queue[c->qhead];
+		c->qhead = (c->qhead + 1) % WB_SLOTS;
+		c->nqueued--;
+		struct wb_slot *w = &c->slot[i];
+		pthread_mutex_unlock(&c->lock);
+		mb_page_seal(w->buf, w->size);
+		int r = mb_file_write(w->file, w->buf, w->size, w->off);
+		pthread_mutex_lock(&c->lock);
+		write_done(c, w->f, w->held, w->seq, r);
+		w->f = NULL;
+		w->file = NULL;
+		c->freel[c->nfree++] = i;
+		/* waiters on the frame (flush, remove, starved getters) */
+		pthread_cond_broadcast(&c->cond);
+		/* the lazy writer refills when a write-back thread would go idle or
+		 * half the slots are free (not per page: its scan holds the lock) */
+		if (c->nqueued == 0 || c->nfree >= WB_SLOTS / 2)
+			pthread_cond_signal(&c->wcond);
+	}
+	pthread_mutex_unlock(&c->lock);
+	return NULL;
+}
+
+/* The lazy writer: chooses dirty pages (WAL rule, no-steal, not hot unless
+ * needed) and queues them to the write-back threads, keeping up to
+ * WB_SLOTS pages chosen and nthreads writes in flight. */
 static void *writer_main(void *arg)
 {
 	struct mb_cache *c = arg;
-	struct frame *batch[WRITER_BATCH];
-	uint64_t seqs[WRITER_BATCH];
-	bool held[WRITER_BATCH];
 	pthread_mutex_lock(&c->lock);
 	while (!c->stop) {
 		bool over = c->dirty_bytes > c->limit / 4;
@@ -480,9 +630,14 @@ static void *writer_main(void *arg)
 			timed_wait(&c->wcond, &c->lock, 100);
 			continue;
 		}
+		if (c->nfree == 0) {
+			/* every slot queued or in flight: a completion signals */
+			timed_wait(&c->wcond, &c->lock, 10);
+			continue;
+		}
 		int n = 0;
 		size_t steps = c->nframes;
-		for (size_t i = 0; i < steps && n < WRITER_BATCH; i++) {
+		for (size_t i = 0; i < steps && c->nfree > 0; i++) {
 			if (c->whand >= c->nframes)
 				c->whand = 0;
 			struct frame *f = c->frames[c->whand++];
@@ -495,29 +650,19 @@ static void *writer_main(void *arg)
 				/* hot page: let it absorb more changes first */
 				continue;
 			}
-			copy_for_write(f, c->wbuf[n]);
-			seqs[n] = f->modseq;
-			held[n] = false;
-			batch[n++] = f;
+			wb_enqueue(c, f);
+			n++;
 		}
 		if (n == 0) {
 			c->starved = 0;
 			timed_wait(&c->wcond, &c->lock, 10);
 			continue;
 		}
-		pthread_mutex_unlock(&c->lock);
-		int rs[WRITER_BATCH];
-		for (int i = 0; i < n; i++) {
-			struct frame *f = batch[i];
-			mb_page_seal(c->wbuf[i], f->size);
-			rs[i] = mb_file_write(f->cf->file, c->wbuf[i], f->size,
-					      (uint64_t)f->pgno * f->size);
-		}
-		pthread_mutex_lock(&c->lock);
-		for (int i = 0; i < n; i++)
-			write_done(c, batch[i], held[i], seqs[i], rs[i]);
+		pthread_cond_broadcast(&c->qcond);
 		c->starved = 0;
-		pthread_cond_broadcast(&c->cond);
+		/* wait for a slot to free (or for the next trigger) before scanning
+		 * again, so the scan is not repeated per completed page */
+		timed_wait(&c->wcond, &c->lock, 10);
 	}
 	pthread_mutex_unlock(&c->lock);
 	return NULL;

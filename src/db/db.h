@@ -7,11 +7,12 @@
  *             private to one group (mb_sg_options.cache == NULL).  Frames are
  *             allocated on demand up to the limit, so "cache size in use"
  *             grows with the working set; pages of 4, 8 and 32 KB share it.
- *             A lazy-writer thread per cache writes dirty pages back (never
- *             the thread that needs a frame, unless nothing else can free
- *             one).  Eviction: CLOCK with a small use count (new pages
- *             enter cold, so a scan of several times the cache size does not
- *             flush the hot set).
+ *             A lazy-writer thread per cache chooses dirty pages and a
+ *             small pool of write-back threads writes them, several at
+ *             once (never the thread that needs a frame, unless nothing
+ *             else can free one).  Eviction: CLOCK with a small use count
+ *             (new pages enter cold, so a scan of several times the cache
+ *             size does not flush the hot set).
  *   mb_sg     a storage group: a directory of databases sharing one
  *             write-ahead log (DIR/log/ or LOG_DIR) of 1 MiB segment files,
  *             with a group-commit log-writer thread and a checkpointer.
@@ -148,8 +149,14 @@ static inline uint64_t mb_key_get_u64(const unsigned char *p)
 uint32_t mb_page_crc(const uint8_t *page, uint32_t size);
 
 /* ---------------------------- cache ---------------------------------- */
-/* bytes: the most memory the frames may use (at least 64 pages of 32 KB). */
+/* bytes: the most memory the frames may use (at least 64 pages of 32 KB).
+ * Write-back threads: MAILBENCH_CACHE_WRITERS from the environment (1..32)
+ * or MB_CACHE_WRITERS_DEFAULT. */
 int mb_cache_create(uint64_t bytes, struct mb_cache **out);
+/* The same with writers write-back threads (page writes in flight at once;
+ * 0: the default above, at most 32). */
+#define MB_CACHE_WRITERS_DEFAULT 8
+int mb_cache_create_ex(uint64_t bytes, unsigned writers, struct mb_cache **out);
 /* Every group using it must be closed first. */
 void mb_cache_destroy(struct mb_cache *c);
 

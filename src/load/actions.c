@@ -184,10 +184,8 @@ static void compose(struct mb_user *u, uint32_t h, enum mb_msg_kind kind, int32_
 	}
 	if (nu + nl == 0) /* a single simulated user: write to oneself */
 		users[nu++] = u->idx;
-	if (kind == MB_MSG_MEETING) {
-		u->ctx->nattendees = nu < 8 ? nu : 8;
-		memcpy(u->ctx->attendees, users, (size_t)u->ctx->nattendees * sizeof(uint32_t));
-	}
+	/* a meeting request is addressed by its caller to the attendees whose
+	 * free/busy it checked (u->ctx->attendees): left as they are here */
 	struct mb_bytes *names = &rb->strs[rb->nstrs];
 	rb->nstrs += nu + nl;
 	for (int i = 0; i < nu; i++)
@@ -997,8 +995,8 @@ static int act_request_meeting(struct mb_user *u, const struct mb_reply *r)
 		int rc = took_create(u, r, MB_RSLOT_CALENDAR);
 		if (rc != 0)
 			return rc;
-		/* the request to the attendees: compose() re-plans the list, so
-		 * address it with the attendees chosen above */
+		/* the request to the attendees: compose() plans recipients of
+		 * its own; they are replaced by the attendees chosen above */
 		struct mb_op *op = mb_rb_op(rb, MB_OP_CREATE_MESSAGE);
 		op->u.create_message.fid = fid_of(u, MB_FID_SENT);
 		op->u.create_message.handle = H_NEW;

@@ -4,8 +4,11 @@
  * once per second collects what the loops measured: on --stats-fd one
  * stats line (counters of source MB_SRC_LOAD in "c", the window's
  * histograms in "h", per-action and per-operation counts and bytes in
- * "x"); without it, a summary table on stdout at the end.  Stops after
- * --duration seconds or on SIGINT/SIGTERM.  Invariants: bad arguments or
+ * "x"); without it, a summary table on stdout at the end (per action,
+ * without a warmup: scheduled = done + failed + cut, "cut" being what the
+ * stop found still queued or running; per-user-day figures use the
+ * users' time up to the stop).  Stops after --duration seconds or on
+ * SIGINT/SIGTERM.  Invariants: bad arguments or
  * an unreadable scenario/topology print one clear line and exit 2 before
  * anything starts; a run that could not start exits 3.
  */
@@ -279,14 +282,15 @@ static void print_summary(struct run *r)
 		printf(" (figures after a %.0f s warmup)", r->warmup_s);
 	printf(", %.2f simulated user-days\n", ud);
 	printf("users logged on at the end: %d of %d\n", r->users_on_last, r->users);
-	printf("%-22s %10s %10s %8s %6s %10s %10s %10s\n", "action", "scheduled", "done", "failed",
-	       "late", "p50 ms", "p95 ms", "p99 ms");
+	printf("%-22s %10s %10s %8s %6s %6s %10s %10s %10s\n", "action", "scheduled", "done",
+	       "failed", "late", "cut", "p50 ms", "p95 ms", "p99 ms");
 	for (int a = 0; a < MB_ACTION_COUNT; a++) {
 		if (!t->scheduled[a] && !t->done[a] && !t->failed[a] && r->sc->actions_per_day[a] <= 0)
 			continue;
-		printf("%-22s %10llu %10llu %8llu %6llu", mb_actions[a].label,
+		printf("%-22s %10llu %10llu %8llu %6llu %6llu", mb_actions[a].label,
 		       (unsigned long long)t->scheduled[a], (unsigned long long)t->done[a],
-		       (unsigned long long)t->failed[a], (unsigned long long)t->late[a]);
+		       (unsigned long long)t->failed[a], (unsigned long long)t->late[a],
+		       (unsigned long long)t->cut[a]);
 		if (mb_hist_count(t->action[a]))
 			printf(" %10.1f %10.1f %10.1f\n", mb_hist_percentile_ns(t->action[a], 50) / 1e6,
 			       mb_hist_percentile_ns(t->action[a], 95) / 1e6,

@@ -23,6 +23,7 @@ struct mb_engine {
 	struct mb_shard *shards;
 	int nshards;
 	bool started;
+	uint64_t stop_ns;                 /* when stop was asked (0: running) */
 };
 
 const struct mb_engine_shared *mb_shard_shared(const struct mb_shard *sh)
@@ -165,13 +166,26 @@ int mb_engine_create(const struct mb_engine_opts *o, struct mb_engine **out)
 		es->sync_period_s = 0.5;
 	const struct mb_topo_info *ti = mb_topology_info(o->topo);
 	es->avg_body = (size_t)(ti->avg_message_kb > 0 ? ti->avg_message_kb : o->sc->avg_message_kb) * 1024;
+	/* lists: mean size, and how many members are simulated users (a
+	 * direct recipient who is also in a list on the message gets one copy) */
 	double members = 0;
-	for (int i = 0; i < es->nlists; i++)
-		members += mb_topology_list(o->topo, i)->nmembers;
+	int *sim = es->nlists ? calloc((size_t)es->nlists, sizeof(int)) : NULL;
+	if (es->nlists && !sim) {
+		free(e);
+		return MB_ENOMEM;
+	}
+	for (int i = 0; i < es->nlists; i++) {
+		const struct mb_topo_list *l = mb_topology_list(o->topo, i);
+		members += l->nmembers;
+		for (int m = 0; m < l->nmembers; m++)
+			sim[i] += l->members[m] < (uint32_t)o->users;
+	}
 	double mean = es->nlists ? members / es->nlists : o->sc->dl_avg_members;
 	if (!(mean > 0))
 		mean = 1;
-	int rc = mb_sched_params_init(o->sc, o->accel, mean, &es->sp);
+	double overlap = mb_sched_direct_in_list(sim, es->nlists, o->users);
+	free(sim);
+	int rc = mb_sched_params_init_pop(o->sc, o->accel, mean, overlap, &es->sp);
 	if (rc == 0)
 		rc = build_name_index(es);
 	if (rc == 0) {
@@ -244,6 +258,7 @@ int mb_engine_start(struct mb_engine *e)
 	if (e->started)
 		return MB_ESTATE;
 	e->shared.t0_ns = uv_hrtime();
+	e->stop_ns = 0;
 	for (int s = 0; s < e->nshards; s++) {
 		if (uv_thread_create(&e->shards[s].thread, shard_main, &e->shards[s]) != 0) {
 			/* stop what started */
@@ -279,7 +294,10 @@ int mb_engine_users_on(struct mb_engine *e)
 
 double mb_engine_user_days(struct mb_engine *e)
 {
-	double now = (double)(uv_hrtime() - e->shared.t0_ns) / 1e9, user_s = 0;
+	/* the users' time ends when the stop is asked: what the shutdown
+	 * takes is no simulated time (no action is scheduled in it) */
+	uint64_t end = e->stop_ns ? e->stop_ns : uv_hrtime();
+	double now = (double)(end - e->shared.t0_ns) / 1e9, user_s = 0;
 	for (int s = 0; s < e->nshards; s++)
 		user_s += atomic_load(&e->shards[s].started) * now -
 			  atomic_load(&e->shards[s].started_sum_s);
@@ -290,6 +308,7 @@ void mb_engine_stop(struct mb_engine *e)
 {
 	if (!e->started)
 		return;
+	e->stop_ns = uv_hrtime();
 	for (int s = 0; s < e->nshards; s++)
 		uv_async_send(&e->shards[s].stop_async);
 	for (int s = 0; s < e->nshards; s++) {

@@ -44,7 +44,8 @@ void mb_engine_collect(struct mb_engine *e, struct mb_load_stats *dst);
 /* Users logged on now. */
 int mb_engine_users_on(struct mb_engine *e);
 /* Simulated user-days so far (sum over started users of their time since
- * their first logon attempt, x accel / 8 hours). */
+ * their first logon attempt, x accel / 8 hours); once stopped, up to the
+ * moment mb_engine_stop() was called. */
 double mb_engine_user_days(struct mb_engine *e);
 /* Ask every loop to stop, close its connections and join the threads. */
 void mb_engine_stop(struct mb_engine *e);

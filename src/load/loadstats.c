@@ -59,6 +59,7 @@ void mb_load_stats_reset(struct mb_load_stats *s)
 	memset(s->done, 0, sizeof(s->done));
 	memset(s->failed, 0, sizeof(s->failed));
 	memset(s->late, 0, sizeof(s->late));
+	memset(s->cut, 0, sizeof(s->cut));
 	memset(s->op_count, 0, sizeof(s->op_count));
 	memset(&s->n, 0, sizeof(s->n));
 }
@@ -76,6 +77,7 @@ void mb_load_stats_merge(struct mb_load_stats *dst, const struct mb_load_stats *
 		dst->done[i] += src->done[i];
 		dst->failed[i] += src->failed[i];
 		dst->late[i] += src->late[i];
+		dst->cut[i] += src->cut[i];
 	}
 	mb_hist_merge(dst->loop_lag, src->loop_lag);
 	mb_hist_merge(dst->timer_late, src->timer_late);
@@ -171,13 +173,14 @@ int mb_load_stats_counts_json(const struct mb_load_stats *s, json_t **out)
 		return MB_ENOMEM;
 	}
 	for (int i = 0; i < MB_ACTION_COUNT; i++) {
-		if (!s->scheduled[i] && !s->done[i] && !s->failed[i])
+		if (!s->scheduled[i] && !s->done[i] && !s->failed[i] && !s->cut[i])
 			continue;
-		json_object_set_new(acts, mb_actions[i].key,
-				    json_pack("{sIsIsIsI}", "scheduled", (json_int_t)s->scheduled[i],
-					      "done", (json_int_t)s->done[i], "failed",
-					      (json_int_t)s->failed[i], "late",
-					      (json_int_t)s->late[i]));
+		json_t *a = json_pack("{sIsIsIsI}", "scheduled", (json_int_t)s->scheduled[i], "done",
+				      (json_int_t)s->done[i], "failed", (json_int_t)s->failed[i],
+				      "late", (json_int_t)s->late[i]);
+		if (a && s->cut[i])
+			json_object_set_new(a, "cut", json_integer((json_int_t)s->cut[i]));
+		json_object_set_new(acts, mb_actions[i].key, a);
 	}
 	for (int i = 0; i < MB_OP_COUNT; i++) {
 		if (!s->op_count[i])
@@ -249,6 +252,7 @@ int mb_load_stats_merge_json(struct mb_load_stats *s, json_t *hists, json_t *cou
 			s->done[i] += get_u64(a, "done");
 			s->failed[i] += get_u64(a, "failed");
 			s->late[i] += get_u64(a, "late");
+			s->cut[i] += get_u64(a, "cut");
 		}
 		json_t *ops = json_object_get(counts, "op_counts");
 		for (int i = 0; json_is_object(ops) && i < MB_OP_COUNT; i++) {

@@ -4,7 +4,9 @@
  * the first operation of the batch; action response times per action; the
  * event-loop lag; how late user timers fire) and plain counts (actions
  * scheduled/done/failed/late per action, operations by code, RPCs, bytes on
- * the wire, reconnects, messages sent and delivered...).  Each loop thread
+ * the wire, reconnects, messages sent and delivered...).  Every scheduled
+ * action ends up exactly once as done, failed or cut (still queued or
+ * running at the stop).  Each loop thread
  * records into its own set; the stats thread merges sets exactly
  * (histogram buckets and counts add) and encodes a window for the stats
  * stream ("h" and "x" of src/core/stats.h).  Not thread-safe: the owner
@@ -58,6 +60,8 @@ struct mb_load_stats {
 	uint64_t done[MB_ACTION_COUNT];
 	uint64_t failed[MB_ACTION_COUNT];
 	uint64_t late[MB_ACTION_COUNT];            /* started > MB_LOAD_LATE_NS behind */
+	uint64_t cut[MB_ACTION_COUNT];             /* queued or running when the run
+						    * stopped: neither done nor failed */
 	uint64_t op_count[MB_OP_COUNT];            /* operations sent, by code */
 	struct mb_load_counts n;
 };

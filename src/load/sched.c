@@ -25,7 +25,33 @@ static double mean_range(int lo, int hi)
 int mb_sched_params_init(const struct mb_scenario *sc, double accel, double list_members,
 			 struct mb_sched_params *out)
 {
-	if (!sc || !out || !(accel > 0) || !(list_members > 0))
+	return mb_sched_params_init_pop(sc, accel, list_members, 0.0, out);
+}
+
+double mb_sched_direct_in_list(const int *sim_members, int nlists, int nusers)
+{
+	if (!sim_members || nlists <= 0 || nusers <= 1)
+		return 0;
+	double sum = 0;
+	for (int i = 0; i < nlists; i++)
+		sum += sim_members[i];
+	double q = sum / nlists / nusers;
+	return q < 0 ? 0 : q > 0.99 ? 0.99 : q;
+}
+
+/* Deliveries a list adds to a message with `direct` individual recipients
+ * (on average): its members less those already addressed directly. */
+static double list_adds(const struct mb_sched_params *p, double direct)
+{
+	double v = p->list_members - direct * p->direct_in_list;
+	return v > 0 ? v : 0;
+}
+
+int mb_sched_params_init_pop(const struct mb_scenario *sc, double accel, double list_members,
+			     double direct_in_list, struct mb_sched_params *out)
+{
+	if (!sc || !out || !(accel > 0) || !(list_members > 0) || !(direct_in_list >= 0) ||
+	    !(direct_in_list < 1))
 		return MB_EINVAL;
 	memset(out, 0, sizeof(*out));
 	out->accel = accel;
@@ -54,6 +80,7 @@ int mb_sched_params_init(const struct mb_scenario *sc, double accel, double list
 	out->attendees_max = ATTENDEES_MAX;
 	out->reply_share = REPLY_SHARE;
 	out->list_members = list_members;
+	out->direct_in_list = direct_in_list;
 	out->target_sent = sc->messages_sent_per_day;
 	out->target_received = sc->messages_received_per_day;
 
@@ -67,15 +94,17 @@ int mb_sched_params_init(const struct mb_scenario *sc, double accel, double list
 	out->replies_per_pass = n_pass > 0 ? responses / n_pass : 0;
 
 	/* received = deliveries of everything sent (closed population):
-	 * individual recipients plus lists x members, solved for lists. */
+	 * individual recipients plus lists x (members not addressed
+	 * directly), solved for lists. */
 	double n_reply = responses * REPLY_SHARE;
 	double n_fwd = responses - n_reply;
 	double direct = n_new * mean_range(NEW_DIRECT_MIN, NEW_DIRECT_MAX) + n_reply * 1.0 +
 			n_fwd * mean_range(FWD_DIRECT_MIN, FWD_DIRECT_MAX) +
 			n_meet * mean_range(ATTENDEES_MIN, ATTENDEES_MAX);
-	double list_msgs = n_new + n_fwd;
+	double per_list = n_new * list_adds(out, mean_range(NEW_DIRECT_MIN, NEW_DIRECT_MAX)) +
+			  n_fwd * list_adds(out, mean_range(FWD_DIRECT_MIN, FWD_DIRECT_MAX));
 	double missing = out->target_received - direct;
-	out->lists_per_msg = (missing > 0 && list_msgs > 0) ? missing / (list_msgs * list_members) : 0;
+	out->lists_per_msg = (missing > 0 && per_list > 0) ? missing / per_list : 0;
 
 	out->browse_folders = 2;
 	out->browse_reads = 5;
@@ -93,12 +122,13 @@ void mb_sched_expected(const struct mb_sched_params *p, double *sent, double *re
 	double n_meet = p->rate_per_s[MB_A_REQUEST_MEETING] * day;
 	double resp = p->rate_per_s[MB_A_PROCESS_INBOX] * day * p->replies_per_pass;
 	double n_reply = resp * p->reply_share, n_fwd = resp - n_reply;
-	double lists = p->lists_per_msg * p->list_members;
+	double d_new = mean_range(p->new_direct_min, p->new_direct_max);
+	double d_fwd = mean_range(p->fwd_direct_min, p->fwd_direct_max);
 	if (sent)
 		*sent = n_new + n_meet + resp;
 	if (received)
-		*received = n_new * (mean_range(p->new_direct_min, p->new_direct_max) + lists) +
-			    n_reply + n_fwd * (mean_range(p->fwd_direct_min, p->fwd_direct_max) + lists) +
+		*received = n_new * (d_new + p->lists_per_msg * list_adds(p, d_new)) + n_reply +
+			    n_fwd * (d_fwd + p->lists_per_msg * list_adds(p, d_fwd)) +
 			    n_meet * mean_range(p->attendees_min, p->attendees_max);
 }
 

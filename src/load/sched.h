@@ -15,6 +15,10 @@
  *   sent     = send_mail + request_meeting + process_inbox * replies_per_pass
  *   received = sum over sent messages of their recipients after list
  *              expansion (every simulated user receives what the others send).
+ * The store delivers once per mailbox: a list member who is also a direct
+ * recipient of the same message receives one copy.  With a small
+ * population this overlap is a few percent of the deliveries, so the
+ * lists per message are solved with it (direct_in_list below).
  * Invariants: every rate is >= 0; a parameter set from init is internally
  * consistent (expected sent/received equal the targets whenever they are
  * reachable with at least one recipient per message).  Pure computation:
@@ -64,6 +68,8 @@ struct mb_sched_params {
 	int attendees_min, attendees_max;   /* meeting request: attendees */
 	double lists_per_msg;    /* mean lists on a new mail or forward */
 	double list_members;     /* mean members of a list (from the topology) */
+	double direct_in_list;   /* chance that a direct recipient is also a member
+				  * of a list on the same message (0: no overlap) */
 
 	/* browse / other action sizes (means; drawn per action) */
 	int browse_folders;      /* folders opened by browse mail */
@@ -79,6 +85,16 @@ struct mb_sched_params {
  * pass the scenario's dl_avg_members when no topology is at hand). */
 int mb_sched_params_init(const struct mb_scenario *sc, double accel, double list_members,
 			 struct mb_sched_params *out);
+/* The same for a concrete population: direct_in_list (in [0, 1)) is the
+ * chance that one direct recipient (a simulated user other than the
+ * sender, uniform) is a member of one list (uniform over the lists), i.e.
+ * the mean over lists of (simulated members / simulated users); see
+ * mb_sched_direct_in_list().  mb_sched_params_init() assumes 0. */
+int mb_sched_params_init_pop(const struct mb_scenario *sc, double accel, double list_members,
+			     double direct_in_list, struct mb_sched_params *out);
+/* direct_in_list of a topology: nlists lists whose i-th list has
+ * sim_members[i] members among the nusers simulated users. */
+double mb_sched_direct_in_list(const int *sim_members, int nlists, int nusers);
 
 /* Expected messages sent and received per user-day for these parameters
  * (what the schedule should produce; the unit test measures it). */

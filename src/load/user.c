@@ -474,6 +474,12 @@ void mb_user_stop(struct mb_user *u)
 {
 	uv_timer_stop(&u->sched_timer);
 	uv_timer_stop(&u->conn_timer);
+	/* what the stop cuts short is counted, never dropped silently */
+	for (int i = 0; i < u->npend; i++)
+		u->sh->st->cut[u->pend_action[i]]++;
+	u->npend = 0;
+	if (u->task < MB_ACTION_COUNT)
+		u->sh->st->cut[u->task]++;
 	if (u->task != MB_TASK_NONE) {
 		free(u->ctx);
 		u->ctx = NULL;

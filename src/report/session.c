@@ -25,7 +25,6 @@
 
 #define STALE_S 2.5
 #define LISTEN_TIMEOUT_MS 60000
-#define SECONDS_PER_DAY (8.0 * 3600.0)
 
 enum child_role { ROLE_INIT = 1, ROLE_STORE, ROLE_LOAD, ROLE_STRESS };
 
@@ -71,8 +70,9 @@ struct mb_session {
 	/* the load engine's window counts ("x"), summed over the run */
 	bool has_x;
 	double act_sched[MB_ACTION_COUNT], act_done[MB_ACTION_COUNT], act_failed[MB_ACTION_COUNT];
-	bool has_msgs_sent, has_deliveries;
+	bool has_msgs_sent, has_deliveries, has_user_days;
 	double msgs_sent, deliveries;
+	double user_days; /* the load engine's own count, whole run (cumulative) */
 	double t0;		 /* load (or series) start, monotonic */
 	double load_t0, load_t1; /* load started / stopped */
 	double stress_t0;	 /* storage test started */
@@ -186,6 +186,14 @@ static void sum_load_counts(struct mb_session *s, json_t *x)
 	}
 	x_add(x, "msgs_sent", &s->msgs_sent, &s->has_msgs_sent);
 	x_add(x, "deliveries", &s->deliveries, &s->has_deliveries);
+	/* simulated user-days: cumulative, counted by the load engine from
+	 * each user's first logon to the stop (users still ramping up do not
+	 * count), so it matches the counts summed over the whole run */
+	json_t *ud = json_object_get(x, "user_days");
+	if (json_is_number(ud)) {
+		s->user_days = json_number_value(ud);
+		s->has_user_days = true;
+	}
 }
 
 /* The warm-up of a source ends at (monotonic seconds); 0: not started. */
@@ -783,7 +791,8 @@ static void reset_measurements(struct mb_session *s)
 		if (mb_counters[i].source != MB_SRC_STRESS)
 			s->wsum[i] = s->wdt[i] = 0;
 	}
-	s->has_x = s->has_msgs_sent = s->has_deliveries = false;
+	s->has_x = s->has_msgs_sent = s->has_deliveries = s->has_user_days = false;
+	s->user_days = 0;
 	memset(s->act_sched, 0, sizeof(s->act_sched));
 	memset(s->act_done, 0, sizeof(s->act_done));
 	memset(s->act_failed, 0, sizeof(s->act_failed));
@@ -1070,7 +1079,9 @@ static void build_summary(const struct mb_session *s, struct mb_run_summary *o)
 		}
 		mb_hist_destroy(all);
 	}
-	double days = o->users > 0 ? o->users * o->duration_s * o->accel / SECONDS_PER_DAY : 0;
+	/* per-user-day figures: counts over the whole run / the load engine's
+	 * user-days over the whole run (n/a when it did not report them) */
+	double days = s->has_user_days ? s->user_days : 0;
 	for (int i = 0; i < MB_ACTION_COUNT; i++) {
 		struct mb_action_figures *a = &o->actions[i];
 		char name[128];

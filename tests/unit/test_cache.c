@@ -2,15 +2,21 @@
  * hits and misses, the byte limit, scan resistance (a hot set survives a
  * scan of three times the cache), pinned frames never evicted, the lazy
  * writer cleaning dirty pages on its own (only once their LSN is durable),
- * a corrupt page reported with its number, and several threads reading at
- * once with consistent counters. */
+ * a corrupt page reported with its number, several threads reading at
+ * once with consistent counters, and the write-back pool: with 1 and 8
+ * write-back threads every committed image reaches the disk (never a
+ * transaction's uncommitted bytes), 8 threads do keep several writes in
+ * flight (a slow vfs counts them), and failed write-backs are counted with
+ * the pages left dirty until a later flush succeeds. */
 #include "config.h"
 
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -228,12 +234,212 @@ static void test_threads(void **state)
 	env_done(&e);
 }
 
+/* a vfs over POSIX whose database writes take 2 ms and count how many are
+ * in flight at once */
+static _Atomic int slow_now, slow_max;
+static const struct mb_vfs *slow_inner;
+
+static int slow_open(void *ctx, const char *path, int oflags, mode_t mode, enum mb_file_kind kind)
+{
+	(void)ctx;
+	return slow_inner->open(slow_inner->ctx, path, oflags, mode, kind);
+}
+static int slow_close(void *ctx, int fd)
+{
+	(void)ctx;
+	return slow_inner->close(slow_inner->ctx, fd);
+}
+static ssize_t slow_pread(void *ctx, int fd, enum mb_file_kind kind, void *buf, size_t len,
+			  off_t off)
+{
+	(void)ctx;
+	return slow_inner->pread(slow_inner->ctx, fd, kind, buf, len, off);
+}
+static ssize_t slow_pwrite(void *ctx, int fd, enum mb_file_kind kind, const void *buf, size_t len,
+			   off_t off)
+{
+	(void)ctx;
+	if (kind != MB_FILE_DB)
+		return slow_inner->pwrite(slow_inner->ctx, fd, kind, buf, len, off);
+	int now = atomic_fetch_add(&slow_now, 1) + 1;
+	int m = atomic_load(&slow_max);
+	while (now > m && !atomic_compare_exchange_weak(&slow_max, &m, now))
+		;
+	usleep(2000);
+	ssize_t r = slow_inner->pwrite(slow_inner->ctx, fd, kind, buf, len, off);
+	atomic_fetch_sub(&slow_now, 1);
+	return r;
+}
+static int slow_sync(void *ctx, int fd, enum mb_file_kind kind, bool datasync)
+{
+	(void)ctx;
+	return slow_inner->sync(slow_inner->ctx, fd, kind, datasync);
+}
+static int slow_fallocate(void *ctx, int fd, enum mb_file_kind kind, off_t off, off_t len)
+{
+	(void)ctx;
+	return slow_inner->fallocate(slow_inner->ctx, fd, kind, off, len);
+}
+static int slow_ftruncate(void *ctx, int fd, enum mb_file_kind kind, off_t len)
+{
+	(void)ctx;
+	return slow_inner->ftruncate(slow_inner->ctx, fd, kind, len);
+}
+static int slow_unlink(void *ctx, const char *path)
+{
+	(void)ctx;
+	return slow_inner->unlink(slow_inner->ctx, path);
+}
+static int slow_rename(void *ctx, const char *from, const char *to)
+{
+	(void)ctx;
+	return slow_inner->rename(slow_inner->ctx, from, to);
+}
+static int slow_sync_dir(void *ctx, const char *dir)
+{
+	(void)ctx;
+	return slow_inner->sync_dir(slow_inner->ctx, dir);
+}
+
+/* Commit a new value into n pages (LSN made durable first), leaving page
+ * "held" modified by an open transaction (uncommitted bytes). */
+static void dirty_pages(struct env *e, uint32_t n, uint32_t tag, uint64_t *lsn)
+{
+	uint64_t end;
+	uint8_t rec[8] = {0};
+	assert_int_equal(log_append(e->log, 99, 0, rec, sizeof(rec), &end), 0);
+	assert_int_equal(log_wait(e->log, end), 0);
+	char why[200];
+	for (uint32_t p = 0; p < n; p++) {
+		struct frame *f;
+		assert_int_equal(cache_get(e->cf, p, CG_READ, &f, why, sizeof(why)), 0);
+		assert_int_equal(cache_txn_hold(f), 0);
+		wr32(f->data + PG_HDR + 4, tag + p);
+		cache_txn_release(f, end);
+		cache_put(f);
+	}
+	*lsn = end;
+}
+
+static void check_disk(struct env *e, uint32_t n, uint32_t tag, uint64_t lsn)
+{
+	uint8_t *b = mb_io_alloc(PS);
+	for (uint32_t p = 0; p < n; p++) {
+		assert_int_equal(mb_file_read(e->f, b, PS, (uint64_t)p * PS), 0);
+		assert_int_equal(mb_page_verify(b, PS, p, NULL, 0), 0);
+		assert_int_equal(rd32(b + PG_HDR), p);
+		assert_int_equal(rd32(b + PG_HDR + 4), tag + p);
+		assert_int_equal(rd64(b + PG_OFF_LSN), lsn);
+	}
+	mb_io_free(b);
+}
+
+static void pool_run(unsigned writers)
+{
+	static const struct mb_vfs slow = {
+	    .open = slow_open,
+	    .close = slow_close,
+	    .pread = slow_pread,
+	    .pwrite = slow_pwrite,
+	    .sync = slow_sync,
+	    .fallocate = slow_fallocate,
+	    .ftruncate = slow_ftruncate,
+	    .unlink = slow_unlink,
+	    .rename = slow_rename,
+	    .sync_dir = slow_sync_dir,
+	};
+	slow_inner = mb_vfs_posix();
+	atomic_store(&slow_now, 0);
+	atomic_store(&slow_max, 0);
+	struct mb_fault *fault;
+	assert_int_equal(mb_fault_create(&slow, &fault), 0);
+	struct env e;
+	e.dir = dbt_tmpdir();
+	assert_int_equal(mb_io_create(mb_fault_vfs(fault), &e.io), 0);
+	assert_int_equal(log_open(e.io, e.dir, &e.log), 0);
+	assert_int_equal(log_start(e.log, 0), 0);
+	assert_int_equal(mb_cache_create_ex(2u << 20, writers, &e.c), 0);
+	char p[4200];
+	snprintf(p, sizeof(p), "%s/pages.mdb", e.dir);
+	assert_int_equal(mb_io_open(e.io, p, MB_IO_CREATE | MB_IO_DIRECT, MB_FILE_DB, &e.f), 0);
+	uint8_t *buf = mb_io_alloc(PS);
+	for (uint32_t pg = 0; pg < 400; pg++) {
+		memset(buf, 0, PS);
+		wr32(buf + PG_OFF_PGNO, pg);
+		wr32(buf + PG_HDR, pg);
+		mb_page_seal(buf, PS);
+		assert_int_equal(mb_file_write(e.f, buf, PS, (uint64_t)pg * PS), 0);
+	}
+	mb_io_free(buf);
+	assert_int_equal(cache_file_add(e.c, e.f, PS, e.log, &e.cf), 0);
+
+	/* 300 committed pages (over a quarter of the cache): the pool writes
+	 * them back on its own while page 0 has uncommitted bytes */
+	uint64_t lsn;
+	dirty_pages(&e, 300, 0xA0000000u, &lsn);
+	struct frame *held;
+	char why[200];
+	assert_int_equal(cache_get(e.cf, 0, CG_READ, &held, why, sizeof(why)), 0);
+	assert_int_equal(cache_txn_hold(held), 0);
+	wr32(held->data + PG_HDR + 4, 0xDEADBEEF); /* never committed */
+	struct mb_cache_stats s;
+	for (int i = 0; i < 1000; i++) {
+		mb_cache_stats_get(e.c, &s);
+		if (s.dirty_pages * PS <= s.bytes_limit / 4)
+			break;
+		usleep(5000);
+	}
+	assert_true(s.writes > 0);
+	assert_true(s.dirty_pages * PS <= s.bytes_limit / 4);
+	int inflight = atomic_load(&slow_max); /* the pool's writes only so far */
+	assert_int_equal(cache_file_flush(e.c, e.cf), 0);
+	check_disk(&e, 300, 0xA0000000u, lsn); /* page 0: the committed image */
+	cache_txn_release(held, 0);
+	cache_put(held);
+	printf("# %u write-back threads: %llu writes, at most %d in flight\n", writers,
+	       (unsigned long long)s.writes, inflight);
+	if (writers == 1)
+		assert_int_equal(inflight, 1);
+	else
+		assert_true(inflight > 1);
+
+	/* failed write-backs: counted, pages stay dirty; a later flush works */
+	struct mb_fault_rule rule = {MB_FAULT_EIO, MB_FAULT_ON_WRITE, MB_FILE_DB, 1, true};
+	mb_fault_arm(fault, &rule);
+	dirty_pages(&e, 300, 0xB0000000u, &lsn);
+	for (int i = 0; i < 1000; i++) {
+		mb_cache_stats_get(e.c, &s);
+		if (s.write_errors > 0)
+			break;
+		usleep(5000);
+	}
+	assert_true(s.write_errors > 0);
+	assert_true(s.dirty_pages > 0);
+	assert_int_equal(cache_file_flush(e.c, e.cf), MB_EIO);
+	mb_fault_disarm(fault);
+	assert_int_equal(cache_file_flush(e.c, e.cf), 0);
+	mb_cache_stats_get(e.c, &s);
+	assert_int_equal(s.dirty_pages, 0);
+	check_disk(&e, 300, 0xB0000000u, lsn);
+
+	env_done(&e);
+	mb_fault_destroy(fault);
+}
+
+static void test_writeback_pool(void **state)
+{
+	(void)state;
+	pool_run(1);
+	pool_run(8);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_hits_limit_scan),
 		cmocka_unit_test(test_lazy_writer),
 		cmocka_unit_test(test_threads),
+		cmocka_unit_test(test_writeback_pool),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -30,6 +30,7 @@ static void fill(struct mb_load_stats *s, uint64_t seed, int n)
 	}
 	s->failed[1] += 3;
 	s->late[2] += 2;
+	s->cut[3] += 4;
 	s->n.rpcs += (uint64_t)n;
 	s->n.bytes_sent += 1000u * (uint64_t)n;
 	s->n.deliveries += 7;
@@ -111,7 +112,9 @@ static void test_json_roundtrip(void **state)
 		assert_int_equal(sum->done[i], a->done[i]);
 		assert_int_equal(sum->failed[i], a->failed[i]);
 		assert_int_equal(sum->late[i], a->late[i]);
+		assert_int_equal(sum->cut[i], a->cut[i]);
 	}
+	assert_int_equal(sum->cut[3], 8);
 	assert_int_equal(sum->n.bytes_sent, a->n.bytes_sent);
 	assert_int_equal(sum->n.deliveries, 14);
 	/* bad input is refused, not crashed on */
