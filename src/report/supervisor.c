@@ -148,6 +148,17 @@ static void close_handle(struct mb_child *c, uv_handle_t *h)
 		uv_close(h, on_handle_closed);
 }
 
+/* Close every handle of a child (it frees itself when the last one closes). */
+static void close_all(struct mb_child *c)
+{
+	close_handle(c, (uv_handle_t *)&c->out);
+	close_handle(c, (uv_handle_t *)&c->err);
+	close_handle(c, (uv_handle_t *)&c->stats);
+	close_handle(c, (uv_handle_t *)&c->kill_timer);
+	close_handle(c, (uv_handle_t *)&c->drain_timer);
+	close_handle(c, (uv_handle_t *)&c->proc);
+}
+
 static void tail_push(struct mb_child *c, const char *line)
 {
 	snprintf(c->tail[c->tail_next], LINE_MAX_LEN, "%s", line);
@@ -234,12 +245,7 @@ static void maybe_report_exit(struct mb_child *c)
 		mb_stats_reader_eof(c->reader);
 		c->stats_eof = true;
 	}
-	close_handle(c, (uv_handle_t *)&c->out);
-	close_handle(c, (uv_handle_t *)&c->err);
-	close_handle(c, (uv_handle_t *)&c->stats);
-	close_handle(c, (uv_handle_t *)&c->kill_timer);
-	close_handle(c, (uv_handle_t *)&c->drain_timer);
-	close_handle(c, (uv_handle_t *)&c->proc);
+	close_all(c);
 	c->sup->live--;
 	struct mb_sup *s = c->sup;
 	if (s->ops.on_exit)
@@ -477,12 +483,7 @@ void mb_sup_destroy(struct mb_sup *s)
 		}
 		if (!c->reported) {
 			c->reported = true;
-			close_handle(c, (uv_handle_t *)&c->out);
-			close_handle(c, (uv_handle_t *)&c->err);
-			close_handle(c, (uv_handle_t *)&c->stats);
-			close_handle(c, (uv_handle_t *)&c->kill_timer);
-			close_handle(c, (uv_handle_t *)&c->drain_timer);
-			close_handle(c, (uv_handle_t *)&c->proc);
+			close_all(c);
 		}
 		c = next;
 	}
