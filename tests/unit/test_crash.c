@@ -22,6 +22,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 
@@ -250,6 +251,8 @@ static void verify_db(struct mb_sg *sg, int idx, uint32_t reported, uint8_t *buf
 	assert_int_equal(mb_db_close(db), 0);
 }
 
+/* The check passes and covers every database the writers created (a slow
+ * run, e.g. under valgrind, can be killed before a writer created its own). */
 static void check_group(const char *dir)
 {
 	struct mb_check_report rep;
@@ -258,7 +261,14 @@ static void check_group(const char *dir)
 	if (r != 0)
 		fprintf(stderr, "check: %s: %s\n", mb_strerror(r), rep.first_problem);
 	assert_int_equal(r, 0);
-	assert_int_equal(rep.databases, NDB);
+	int exist = 0;
+	for (int d = 0; d < NDB; d++) {
+		char path[4200];
+		struct stat sb;
+		snprintf(path, sizeof(path), "%s/db%02d.mdb", dir, d + 1);
+		exist += stat(path, &sb) == 0;
+	}
+	assert_int_equal(rep.databases, exist);
 }
 
 static void test_crash(void **state)
