@@ -23,7 +23,7 @@ static const struct mb_command commands[] = {
 	{"store", mb_cmd_store, "store --data DIR [--listen ADDR:PORT] [--stats-fd N]", "the mailbox store server"},
 	{"load", mb_cmd_load, "load -s SCENARIO --target ADDR:PORT --topology F", "the load engine: simulated Outlook users"},
 	{"storage-test", mb_cmd_storage_test, "storage-test [--threads LIST|auto] [--mode transactions|io] ...", "Jetstress-style storage test of the engine"},
-	{"check", mb_cmd_check, "check --data DIR [--cache-mb N] [--quiet]", "integrity check of the databases and logs"},
+	{"check", mb_cmd_check, "check --data DIR [--ack-log FILE] [--quiet]", "integrity check of the databases and logs"},
 	{"scenario", mb_cmd_scenario, "scenario list | show NAME [--json] | fields",
 	 "list the scenarios, or print one loaded and validated"},
 	{"counters", mb_cmd_counters, "counters [--json|--markdown]", "print the counters table"},
@@ -58,13 +58,10 @@ int main(int argc, char **argv)
 		if (name && !strcmp(name, commands[i].name))
 			return commands[i].fn(argc - 1, argv + 1);
 	}
-	/* No subcommand, or options only: the console, if it is built. */
-	if (!name || name[0] == '-') {
-		for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-			if (!strcmp(commands[i].name, "console"))
-				return commands[i].fn(argc, argv);
-	}
-	fprintf(stderr, "mailbench: unknown command '%s'\n", name ? name : "");
+	/* No subcommand, or options only: the console. */
+	if (!name || name[0] == '-')
+		return mb_cmd_console(argc, argv);
+	fprintf(stderr, "mailbench: unknown command '%s'\n", name);
 	usage(stderr);
 	return MB_EXIT_USAGE;
 }
