@@ -5,6 +5,7 @@
  * reply; every wait uses poll() with the client's timeout. */
 #include "proto/client.h"
 #include "core/error.h"
+#include "core/sampler.h"
 
 #include <errno.h>
 #include <netdb.h>
@@ -41,9 +42,7 @@ struct mb_client {
 
 static int64_t now_ms(void)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	return (int64_t)(mb_now_ns() / 1000000);
 }
 
 int mb_client_connect(const char *host, int port, int timeout_ms, struct mb_client **out)

@@ -21,6 +21,7 @@
 #include "core/cli.h"
 #include "core/content.h"
 #include "core/error.h"
+#include "core/sampler.h"
 #include "core/scenario.h"
 #include "core/topology.h"
 #include "db/db.h"
@@ -704,8 +705,7 @@ int mb_cmd_init(int argc, char **argv)
 
 	uint64_t total_items = (uint64_t)c->plan.items * (uint64_t)mb_topology_user_count(topo);
 	struct sg_job *jobs = calloc((size_t)info->storage_groups, sizeof(*jobs));
-	struct timespec t0;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	double t0 = mb_now_s();
 	printf("mailbench init: scenario %s, %d users, %d databases in %d storage groups, scale %g, "
 	       "%d items per mailbox (avg message %d KB), database cache %d MB\n",
 	       sc->name, users, info->databases, info->storage_groups, info->scale, c->plan.items,
@@ -723,9 +723,7 @@ int mb_cmd_init(int argc, char **argv)
 	bool first = true;
 	for (;;) {
 		usleep(250000);
-		struct timespec t;
-		clock_gettime(CLOCK_MONOTONIC, &t);
-		double el = (double)(t.tv_sec - t0.tv_sec) + (double)(t.tv_nsec - t0.tv_nsec) / 1e9;
+		double el = mb_now_s() - t0;
 		uint64_t done = atomic_load(&c->items_done);
 		if (first && el > 1) {
 			start_items = done; /* resumed items do not count for the rate */
@@ -757,9 +755,7 @@ int mb_cmd_init(int argc, char **argv)
 		pthread_join(jobs[g].th, NULL);
 	if (tty)
 		fprintf(stderr, "\n");
-	struct timespec t1;
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	double el = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	double el = mb_now_s() - t0;
 	int mdone = atomic_load(&c->mailboxes_done);
 	int exit_code = MB_EXIT_OK;
 	if (c->failed) {
