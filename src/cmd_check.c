@@ -71,7 +71,7 @@ int mb_cmd_check(int argc, char **argv)
 	struct check_opts o = {.data = NULL, .cache_mb = 64};
 	int c;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "d:c:qa:h", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "d:l:c:qa:h", long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'd':
 			o.data = optarg;

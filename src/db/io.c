@@ -14,11 +14,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "core/error.h"
 #include "core/hist.h"
+#include "core/sampler.h"
 
 /* ---------------------------- POSIX vfs ------------------------------ */
 
@@ -146,9 +146,7 @@ struct mb_file {
 
 uint64_t mb_io_now_ns(void)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	return mb_now_ns();
 }
 
 int mb_io_create(const struct mb_vfs *vfs, struct mb_io **out)

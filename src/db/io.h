@@ -201,7 +201,8 @@ void mb_io_hist_merge(struct mb_io *io, enum mb_file_kind kind, enum mb_io_op op
 void mb_io_hist_take(struct mb_io *io, enum mb_file_kind kind, enum mb_io_op op,
 		     struct mb_hist *dst);
 
-/* Monotonic clock in nanoseconds (the one used for every latency here). */
+/* Monotonic clock in nanoseconds (the one used for every latency here);
+ * the same clock as mb_now_ns in core/sampler.h. */
 uint64_t mb_io_now_ns(void);
 
 #endif
