@@ -557,6 +557,34 @@ int mb_user_send(struct mb_user *u)
 	return 0;
 }
 
+/* O_APPEND: each write lands whole; done before the next op */
+static void ack_write(int fd, const char *buf, size_t len)
+{
+	size_t off = 0;
+	while (off < len) {
+		ssize_t w = write(fd, buf + off, len - off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			break;
+		off += (size_t)w;
+	}
+}
+
+/* One ack line into BUF (a zero id is never logged); flushes when nearly full. */
+static void ack_add(int fd, char *buf, size_t cap, size_t *len, char kind, uint32_t mailbox,
+		    uint64_t mid)
+{
+	if (!mid)
+		return;
+	*len += (size_t)snprintf(buf + *len, cap - *len, "%c %u %llu\n", kind, mailbox,
+				 (unsigned long long)mid);
+	if (*len > cap - 64) {
+		ack_write(fd, buf, *len);
+		*len = 0;
+	}
+}
+
 void mb_user_ack(struct mb_user *u, char kind, uint32_t mailbox, const uint64_t *mids, int n)
 {
 	const struct mb_engine_shared *es = mb_shard_shared(u->sh);
@@ -570,38 +598,23 @@ void mb_user_ack(struct mb_user *u, char kind, uint32_t mailbox, const uint64_t 
 		return;
 	char buf[4096];
 	size_t len = 0;
-	for (int i = 0; i < n; i++) {
-		if (!mids[i])
-			continue;
-		len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%c %u %llu\n", kind, mailbox,
-					(unsigned long long)mids[i]);
-		if (len > sizeof(buf) - 64 || i == n - 1) {
-			/* O_APPEND: each write lands whole; done before the next op */
-			size_t off = 0;
-			while (off < len) {
-				ssize_t w = write(es->ack_fd, buf + off, len - off);
-				if (w < 0 && errno == EINTR)
-					continue;
-				if (w <= 0)
-					break;
-				off += (size_t)w;
-			}
-			len = 0;
-		}
-	}
-	if (len > 0) {
-		ssize_t w = write(es->ack_fd, buf, len);
-		(void)w;
-	}
+	for (int i = 0; i < n; i++)
+		ack_add(es->ack_fd, buf, sizeof(buf), &len, kind, mailbox, mids[i]);
+	ack_write(es->ack_fd, buf, len);
 }
 
 void mb_user_ack_deliveries(struct mb_user *u, const struct mb_op_reply *submit)
 {
-	/* the sender's copy in Sent Items, then each recipient's copy */
-	uint64_t mid = submit->u.submit.mid;
-	mb_user_ack(u, '+', u->mailbox, &mid, 1);
-	for (uint32_t i = 0; i < submit->u.submit.n; i++) {
-		uint64_t m = submit->u.submit.dl[i].mid;
-		mb_user_ack(u, '+', submit->u.submit.dl[i].mailbox, &m, 1);
-	}
+	/* the sender's copy in Sent Items, then each recipient's copy: one write */
+	const struct mb_engine_shared *es = mb_shard_shared(u->sh);
+	u->sh->st->n.acks_create += 1 + (uint64_t)submit->u.submit.n;
+	if (es->ack_fd < 0)
+		return;
+	char buf[4096];
+	size_t len = 0;
+	ack_add(es->ack_fd, buf, sizeof(buf), &len, '+', u->mailbox, submit->u.submit.mid);
+	for (uint32_t i = 0; i < submit->u.submit.n; i++)
+		ack_add(es->ack_fd, buf, sizeof(buf), &len, '+', submit->u.submit.dl[i].mailbox,
+			submit->u.submit.dl[i].mid);
+	ack_write(es->ack_fd, buf, len);
 }
