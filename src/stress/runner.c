@@ -4,6 +4,7 @@
  * boundary, and `measured_s` is the wall time between those two drains. */
 #include "stress/runner.h"
 #include "core/error.h"
+#include "core/sampler.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -19,12 +20,7 @@ void mb_stress_interrupt(void) { g_interrupt = 1; }
 
 bool mb_stress_interrupted(void) { return g_interrupt != 0; }
 
-uint64_t mb_stress_now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
+uint64_t mb_stress_now_ns(void) { return mb_now_ns(); }
 
 struct phase {
 	const struct mb_stress_worker *w;

@@ -48,7 +48,7 @@ int mb_stress_run_phase(const struct mb_stress_worker *w, struct mb_stress_acct 
 void mb_stress_interrupt(void);
 bool mb_stress_interrupted(void);
 
-/* Monotonic nanoseconds. */
+/* Monotonic nanoseconds: the same clock as mb_now_ns() of core/sampler.h. */
 uint64_t mb_stress_now_ns(void);
 
 #endif
