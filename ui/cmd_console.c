@@ -176,7 +176,7 @@ int mb_cmd_console(int argc, char **argv)
 	opterr = 0;
 	int ch;
 	while ((ch = getopt_long(argc, argv, ":" MB_RUNOPTS_SHORT "h", opts, NULL)) != -1) {
-		int rc = mb_runopts_parse(ch, optarg, &p);
+		int rc = mb_runopts_parse("console", ch, optarg, &p);
 		if (rc == 0)
 			continue;
 		if (rc != MB_ENOTFOUND)

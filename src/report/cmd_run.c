@@ -18,6 +18,7 @@
 #include <uv.h>
 
 #include "cmd.h"
+#include "core/cli.h"
 #include "core/error.h"
 #include "report/compare.h"
 #include "report/runopts.h"
@@ -285,44 +286,28 @@ int mb_cmd_run(int argc, char **argv)
 	opterr = 0;
 	int c;
 	while ((c = getopt_long(argc, argv, ":" MB_RUNOPTS_SHORT "d:qh", opts, NULL)) != -1) {
-		int rc = mb_runopts_parse(c, optarg, &p);
+		int rc = mb_runopts_parse("run", c, optarg, &p);
 		if (rc == 0)
 			continue;
 		if (rc != MB_ENOTFOUND)
 			return MB_EXIT_USAGE;
-		char *end;
+		long n;
 		switch (c) {
 		case 'd':
-			p.duration_s = strtod(optarg, &end);
-			if (*end || !(p.duration_s > 0)) {
-				fprintf(
-				    stderr,
-				    "mailbench run: --duration: expected seconds > 0, got '%s'\n",
-				    optarg);
+			if (mb_cli_double("run", "--duration", optarg, 0, 1e9, 1, &p.duration_s))
 				return MB_EXIT_USAGE;
-			}
 			break;
 		case O_WARMUP:
-			p.warmup_s = strtod(optarg, &end);
-			if (*end || p.warmup_s < 0) {
-				fprintf(
-				    stderr,
-				    "mailbench run: --warmup: expected seconds >= 0, got '%s'\n",
-				    optarg);
+			if (mb_cli_double("run", "--warmup", optarg, 0, 1e9, 0, &p.warmup_s))
 				return MB_EXIT_USAGE;
-			}
 			break;
 		case O_STORAGE:
 			storage = true;
 			break;
 		case O_THREADS:
-			p.stress_threads = (int)strtol(optarg, &end, 10);
-			if (*end || p.stress_threads < 1 || p.stress_threads > 256) {
-				fprintf(stderr,
-					"mailbench run: --threads: expected 1..256, got '%s'\n",
-					optarg);
+			if (mb_cli_long("run", "--threads", optarg, 1, 256, &n))
 				return MB_EXIT_USAGE;
-			}
+			p.stress_threads = (int)n;
 			break;
 		case O_JSON:
 			json_path = optarg;

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/cli.h"
 #include "core/error.h"
 
 enum { O_SCALE = 2000, O_ACCEL, O_COMPRESSION, O_DATA, O_LOGDIR, O_SSIZE };
@@ -43,33 +44,22 @@ static int copy_path(char *dst, size_t len, const char *flag, const char *arg)
 	return 0;
 }
 
-int mb_runopts_parse(int c, const char *arg, struct mb_session_params *p)
+int mb_runopts_parse(const char *cmd, int c, const char *arg, struct mb_session_params *p)
 {
-	char *end;
+	long n;
+	double v;
 	switch (c) {
 	case 's':
 		return copy_path(p->scenario, sizeof(p->scenario), "--scenario", arg);
-	case 'u': {
-		long v = strtol(arg, &end, 10);
-		if (*end || v < 1 || v > 10000000)
-			return bad("--users", "a count 1..10000000", arg);
-		p->users = (int)v;
+	case 'u':
+		if (mb_cli_long(cmd, "--users", arg, 1, 10000000, &n))
+			return MB_EINVAL;
+		p->users = (int)n;
 		return 0;
-	}
-	case O_SCALE: {
-		double v = strtod(arg, &end);
-		if (*end || !(v > 0) || v > 1)
-			return bad("--scale", "a factor in (0, 1]", arg);
-		p->scale = v;
-		return 0;
-	}
-	case O_ACCEL: {
-		double v = strtod(arg, &end);
-		if (*end || !(v > 0) || v > 100000)
-			return bad("--accel", "a factor in (0, 100000]", arg);
-		p->accel = v;
-		return 0;
-	}
+	case O_SCALE:
+		return mb_cli_double(cmd, "--scale", arg, 0, 1, 1, &p->scale);
+	case O_ACCEL:
+		return mb_cli_double(cmd, "--accel", arg, 0, 100000, 1, &p->accel);
 	case O_COMPRESSION:
 		if (!strcmp(arg, "on"))
 			p->compression = 1;
@@ -82,13 +72,11 @@ int mb_runopts_parse(int c, const char *arg, struct mb_session_params *p)
 		return copy_path(p->data_dir, sizeof(p->data_dir), "--data", arg);
 	case O_LOGDIR:
 		return copy_path(p->log_dir, sizeof(p->log_dir), "--log-dir", arg);
-	case O_SSIZE: {
-		double v = strtod(arg, &end);
-		if (*end || !(v > 0) || v > 100000)
-			return bad("--storage-size", "a size in GB > 0", arg);
+	case O_SSIZE:
+		if (mb_cli_double(cmd, "--storage-size", arg, 0, 100000, 1, &v))
+			return MB_EINVAL;
 		p->stress_size_gb = v;
 		return 0;
-	}
 	}
 	return MB_ENOTFOUND;
 }

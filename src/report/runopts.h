@@ -19,7 +19,7 @@
 void mb_runopts_table(struct option *opts, const struct option *extra);
 /* Apply option c: 0 when it was a shared option, MB_ENOTFOUND when it is
  * not one, MB_EINVAL (message printed) when its value is bad. */
-int mb_runopts_parse(int c, const char *arg, struct mb_session_params *p);
+int mb_runopts_parse(const char *cmd, int c, const char *arg, struct mb_session_params *p);
 void mb_runopts_help(FILE *f);
 
 #endif
