@@ -49,7 +49,7 @@ for p in $(pgrep -f "console -s online --data $T/data"); do
 	[ "$(cat /proc/"$p"/comm 2>/dev/null)" = mailbench ] && cpid=$p
 done
 tpid=$(pgrep -x top | tail -1)
-[ -n "$cpid" ] && [ -n "$tpid" ] || { echo "cannot find the processes"; exit 1; }
+{ [ -n "$cpid" ] && [ -n "$tpid" ]; } || { echo "cannot find the processes"; exit 1; }
 echo "console pid $cpid ($(cat /proc/"$cpid"/comm)), top pid $tpid"
 $TM send-keys -t mb l
 wait_for "load running" 240

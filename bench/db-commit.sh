@@ -35,6 +35,8 @@ for n in 1 8 64; do
 	echo "committers $n: $cps commits/s, $lw log writes/s, $cpw commits per log write"
 	eval "cps$n=$cps; cpw$n=$cpw"
 done
+# cps64 and cpw64 are set by the eval above
+# shellcheck disable=SC2154
 awk -v c="$cps64" -v w="$cpw64" -v f="$fio_iops" 'BEGIN {
 	if (f == "n/a") printf "64 committers: %.0f commits/s, %.1f commits per log write (fio n/a)\n", c, w;
 	else printf "RATIO 64 committers: %.0f commits/s / fio %.0f fdatasync writes/s = %.2f; %.1f commits per log write\n", c, f, c / f, w }'

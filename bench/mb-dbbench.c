@@ -29,6 +29,7 @@
 #include "core/error.h"
 #include "db/db.h"
 #include "db/dbint.h"
+#include "db/pager.h"
 
 static void die(const char *what, int r)
 {
@@ -50,10 +51,7 @@ static struct mb_sg *open_sg(const char *dir, unsigned cache_mb)
 	return sg;
 }
 
-static double now_s(void)
-{
-	return (double)mb_io_now_ns() / 1e9;
-}
+static double now_s(void) { return (double)mb_io_now_ns() / 1e9; }
 
 static long rss_kb(void)
 {
@@ -160,8 +158,8 @@ static int cmd_read(const char *dir, int threads, double secs, unsigned cache_mb
 		/* each thread its own handle? one db handle is single-threaded for
 		 * writes; page reads through pg_get are cache operations, which are
 		 * thread-safe, so the threads share it read-only */
-		rs[i] = (struct rd){db, (uint32_t)total, t0 + secs, 0x9E3779B97F4A7C15ull * (i + 1), 0,
-				    0};
+		rs[i] = (struct rd){
+		    db, (uint32_t)total, t0 + secs, 0x9E3779B97F4A7C15ull * (i + 1), 0, 0};
 		pthread_create(&th[i], NULL, read_thread, &rs[i]);
 	}
 	uint64_t n = 0;
@@ -177,11 +175,11 @@ static int cmd_read(const char *dir, int threads, double secs, unsigned cache_mb
 	uint64_t reads = s1.kind[MB_FILE_DB].reads - s0.kind[MB_FILE_DB].reads;
 	printf("page_size %u\npages %llu\nthreads %d\nseconds %.2f\n", mb_db_page_size(db),
 	       (unsigned long long)total, threads, dt);
-	printf("page_requests_per_s %.0f\ndisk_reads_per_s %.0f\nhit_pct %.1f\nread_mib_per_s %.1f\n",
-	       n / dt, reads / dt,
-	       100.0 * (double)(c1.hits - c0.hits) / (double)(n ? n : 1),
-	       (double)(s1.kind[MB_FILE_DB].read_bytes - s0.kind[MB_FILE_DB].read_bytes) / dt /
-		       1048576.0);
+	printf(
+	    "page_requests_per_s %.0f\ndisk_reads_per_s %.0f\nhit_pct %.1f\nread_mib_per_s %.1f\n",
+	    n / dt, reads / dt, 100.0 * (double)(c1.hits - c0.hits) / (double)(n ? n : 1),
+	    (double)(s1.kind[MB_FILE_DB].read_bytes - s0.kind[MB_FILE_DB].read_bytes) / dt /
+		1048576.0);
 	mb_db_close(db);
 	mb_sg_close(sg);
 	return 0;
@@ -252,11 +250,12 @@ static int cmd_commit(const char *dir, int n, double secs)
 	double dt = now_s() - t0;
 	mb_sg_stats_get(sg, &b);
 	mb_io_stats_get(mb_sg_io(sg), &i1);
-	printf("db_writes_per_s %.0f\ndb_syncs_per_s %.0f\nlog_syncs_per_s %.0f\ncheckpoints %llu\n",
-	       (i1.kind[MB_FILE_DB].writes - i0.kind[MB_FILE_DB].writes) / dt,
-	       (i1.kind[MB_FILE_DB].syncs - i0.kind[MB_FILE_DB].syncs) / dt,
-	       (i1.kind[MB_FILE_LOG].syncs - i0.kind[MB_FILE_LOG].syncs) / dt,
-	       (unsigned long long)(b.checkpoints - a.checkpoints));
+	printf(
+	    "db_writes_per_s %.0f\ndb_syncs_per_s %.0f\nlog_syncs_per_s %.0f\ncheckpoints %llu\n",
+	    (i1.kind[MB_FILE_DB].writes - i0.kind[MB_FILE_DB].writes) / dt,
+	    (i1.kind[MB_FILE_DB].syncs - i0.kind[MB_FILE_DB].syncs) / dt,
+	    (i1.kind[MB_FILE_LOG].syncs - i0.kind[MB_FILE_LOG].syncs) / dt,
+	    (unsigned long long)(b.checkpoints - a.checkpoints));
 	uint64_t writes = b.log_writes - a.log_writes, commits = b.commits - a.commits;
 	printf("committers %d\ncommits %llu\ncommits_per_s %.0f\nlog_writes_per_s %.0f\n"
 	       "commits_per_log_write %.2f\n",
@@ -318,8 +317,8 @@ static int cmd_ops(const char *dir, long n)
 	struct mb_db *db;
 	struct mb_tree *t;
 	int r = mb_db_open(sg, "ops.mdb", 0, MB_DB_CREATE, &db);
-	if (r < 0 || (r = mb_db_begin(db)) < 0 || (r = mb_tree_open(db, "t", MB_TREE_CREATE, &t)) < 0 ||
-	    (r = mb_db_commit(db)) < 0)
+	if (r < 0 || (r = mb_db_begin(db)) < 0 ||
+	    (r = mb_tree_open(db, "t", MB_TREE_CREATE, &t)) < 0 || (r = mb_db_commit(db)) < 0)
 		die("open", r);
 	uint8_t v[100];
 	memset(v, 7, sizeof(v));
@@ -354,7 +353,8 @@ static int cmd_ops(const char *dir, long n)
 			found++;
 	}
 	double t2 = now_s();
-	printf("puts_per_s %.0f\ngets_per_s %.0f\nfound %ld\n", n / (t1 - t0), n / (t2 - t1), found);
+	printf("puts_per_s %.0f\ngets_per_s %.0f\nfound %ld\n", n / (t1 - t0), n / (t2 - t1),
+	       found);
 	mb_val_free(&val);
 	mb_db_close(db);
 	mb_sg_close(sg);
@@ -373,7 +373,8 @@ int main(int argc, char **argv)
 		return cmd_commit(argv[2], atoi(argv[3]), atof(argv[4]));
 	if (argc >= 4 && !strcmp(argv[1], "scan"))
 		return cmd_scan(argv[2], (unsigned)atoi(argv[3]));
-	fprintf(stderr, "usage: mb-dbbench fill DIR MB [PAGE] | read DIR THREADS SECONDS CACHE_MB |\n"
-			"       commit DIR COMMITTERS SECONDS | scan DIR CACHE_MB | ops DIR N\n");
+	fprintf(stderr,
+		"usage: mb-dbbench fill DIR MB [PAGE] | read DIR THREADS SECONDS CACHE_MB |\n"
+		"       commit DIR COMMITTERS SECONDS | scan DIR CACHE_MB | ops DIR N\n");
 	return 2;
 }

@@ -102,8 +102,8 @@ for n in $THREADS; do
 "
 		r=$((r + 1))
 	done
-	m_detail=$(jq -s -r '"rd \([.[].runs[0].db_read_iops] | add / length | floor) wr \([.[].runs[0].db_write_iops] | add / length | floor) log \([.[].runs[0].log_write_iops] | add / length | floor)"' "$W"/mb$n.*.json)
-	f_detail=$(jq -s -r '"rd \([.[] | .jobs[] | select(.jobname == "db") | .read.iops] | add / length | floor) wr \([.[] | .jobs[] | select(.jobname == "db") | .write.iops] | add / length | floor) log \([.[] | .jobs[] | select(.jobname == "log") | .write.iops] | add / length | floor)"' "$W"/fio$n.*.json)
+	m_detail=$(jq -s -r '"rd \([.[].runs[0].db_read_iops] | add / length | floor) wr \([.[].runs[0].db_write_iops] | add / length | floor) log \([.[].runs[0].log_write_iops] | add / length | floor)"' "$W"/mb"$n".*.json)
+	f_detail=$(jq -s -r '"rd \([.[] | .jobs[] | select(.jobname == "db") | .read.iops] | add / length | floor) wr \([.[] | .jobs[] | select(.jobname == "db") | .write.iops] | add / length | floor) log \([.[] | .jobs[] | select(.jobname == "log") | .write.iops] | add / length | floor)"' "$W"/fio"$n".*.json)
 	ratio=$(echo "$ir_list" | median)
 	lratio=$(echo "$lr_list" | median)
 	printf '%2s threads: mean mailbench %s | fio %s\n%s' "$n" "$m_detail" "$f_detail" "$detail"

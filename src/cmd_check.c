@@ -5,50 +5,31 @@
  * Exit codes: 0 clean, 1 problems found (each printed, naming file, tree and
  * page), 2 usage or input error, 3 runtime failure (e.g. the data is in use
  * by a running store).
- * Options are parsed from one table (struct check_opts + long_opts below) so
- * more checks (e.g. an acknowledgement log) can be added as one option and
- * one call after the database check. */
+ * Options are one table (check_opts_table below, core/opt.h) so more
+ * checks can be added as one option and one call after the database
+ * check. */
 #include "config.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cmd.h"
-#include "core/cli.h"
+#include "core/options.h"
 #include "core/error.h"
 #include "core/topology.h"
 #include "db/db.h"
-#include "load/ackcheck.h"
+#include "store/ackcheck.h"
 
 struct check_opts {
-	const char *data;
-	const char *log_dir;
-	unsigned cache_mb;
+	char data[MB_PATH_MAX];
+	char log_dir_buf[MB_PATH_MAX];
+	const char *log_dir; /* NULL: as recorded, else log_dir_buf */
+	double cache_mb;
 	bool quiet;
-	const char *ack_log;    /* --ack-log: the load engine's acknowledgements */
+	const char *ack_log; /* --ack-log: the load engine's acknowledgements */
 };
-
-static void usage(FILE *f)
-{
-	fprintf(f, "usage: mailbench check --data DIR [--cache-mb N] [--quiet] [--ack-log FILE]\n\n"
-		   "Verify every database and log of a data directory: page checksums,\n"
-		   "B+tree order and links, long-value chains, free-space accounting and\n"
-		   "log record checksums.  Each storage group's log is replayed first.\n\n"
-		   "  -d, --data DIR      the data directory (DIR/sgN/..., DIR/stress/, or one\n"
-		   "                      storage group directory)\n"
-		   "  -l, --log-dir DIR   the logs are in DIR/sgN (default: as recorded in\n"
-		   "                      DATA/topology.json, else DATA/sgN/log)\n"
-		   "  -c, --cache-mb N    database cache for the check, MiB (default 64)\n"
-		   "  -q, --quiet         print only problems\n"
-		   "  -a, --ack-log FILE  also verify the load engine's ack log (mailbench load\n"
-		   "                      --ack-log): every acknowledged create not deleted is\n"
-		   "                      present, every acknowledged delete is absent\n"
-		   "  -h, --help          this help\n\n"
-		   "exit codes: 0 clean, 1 problems found, 2 usage error, 3 runtime failure\n");
-}
 
 static void on_problem(void *arg, const char *msg)
 {
@@ -57,58 +38,41 @@ static void on_problem(void *arg, const char *msg)
 	fprintf(stdout, "problem: %s\n", msg);
 }
 
-int mb_cmd_check(int argc, char **argv)
+/* Every database DATA/topology.json lists must exist: a deleted database
+ * file is a problem, not a clean directory.  Returns how many are missing. */
+static unsigned topo_db_missing(const char *data, void (*cb)(void *, const char *), void *arg,
+				struct mb_check_report *rep)
 {
-	static const struct option long_opts[] = {
-		{"data", required_argument, NULL, 'd'},
-		{"log-dir", required_argument, NULL, 'l'},
-		{"cache-mb", required_argument, NULL, 'c'},
-		{"quiet", no_argument, NULL, 'q'},
-		{"ack-log", required_argument, NULL, 'a'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
-	struct check_opts o = {.data = NULL, .cache_mb = 64};
-	int c;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "d:l:c:qa:h", long_opts, NULL)) != -1) {
-		switch (c) {
-		case 'd':
-			o.data = optarg;
-			break;
-		case 'l':
-			o.log_dir = optarg;
-			break;
-		case 'c': {
-			long v;
-			if (mb_cli_long("check", "--cache-mb", optarg, 1, 1 << 20, &v))
-				return MB_EXIT_USAGE;
-			o.cache_mb = (unsigned)v;
-			break;
-		}
-		case 'q':
-			o.quiet = true;
-			break;
-		case 'a':
-			o.ack_log = optarg;
-			break;
-		case 'h':
-			usage(stdout);
-			return MB_EXIT_OK;
-		default:
-			usage(stderr);
-			return MB_EXIT_USAGE;
-		}
+	char path[4200], err[256];
+	struct mb_topology *topo = NULL;
+	unsigned missing = 0;
+	snprintf(path, sizeof(path), "%s/topology.json", data);
+	if (access(path, F_OK) != 0 || mb_topology_read(path, &topo, err, sizeof(err)))
+		return 0;
+	int n = mb_topology_info(topo)->databases;
+	for (int d = 1; d <= n; d++) {
+		char msg[4400];
+		snprintf(path, sizeof(path), "%s/sg%d/db%02d.mdb", data, mb_topology_db_sg(topo, d),
+			 d);
+		if (access(path, F_OK) == 0)
+			continue;
+		snprintf(msg, sizeof(msg), "%s: missing (topology.json lists database %d)", path,
+			 d);
+		cb(arg, msg);
+		if (!rep->first_problem[0])
+			snprintf(rep->first_problem, sizeof(rep->first_problem), "%.500s", msg);
+		missing++;
 	}
-	if (mb_cli_no_operands("check", argc, argv)) {
-		usage(stderr);
-		return MB_EXIT_USAGE;
-	}
-	if (!o.data) {
-		fprintf(stderr, "mailbench check: --data DIR is required\n");
-		usage(stderr);
-		return MB_EXIT_USAGE;
-	}
+	mb_topology_destroy(topo);
+	return missing;
+}
+
+static int check_main(void *args, int argc, char **argv)
+{
+	struct check_opts o = *(struct check_opts *)args;
+	(void)argc;
+	(void)argv;
+	o.log_dir = o.log_dir_buf[0] ? o.log_dir_buf : NULL;
 	/* the log directory init recorded, unless given */
 	char topo_path[4200], topo_logs[4096] = "";
 	snprintf(topo_path, sizeof(topo_path), "%s/topology.json", o.data);
@@ -116,7 +80,8 @@ int mb_cmd_check(int argc, char **argv)
 		struct mb_topology *topo = NULL;
 		char err[256];
 		if (mb_topology_read(topo_path, &topo, err, sizeof(err)) == 0) {
-			snprintf(topo_logs, sizeof(topo_logs), "%s", mb_topology_info(topo)->log_dir);
+			snprintf(topo_logs, sizeof(topo_logs), "%s",
+				 mb_topology_info(topo)->log_dir);
 			mb_topology_destroy(topo);
 			if (topo_logs[0])
 				o.log_dir = topo_logs;
@@ -128,20 +93,27 @@ int mb_cmd_check(int argc, char **argv)
 	struct mb_check_report rep;
 	memset(&rep, 0, sizeof(rep));
 	unsigned printed = 0;
-	int r = mb_db_check_dir(o.data, o.log_dir, o.cache_mb, on_problem, &printed, &rep);
+	int r =
+	    mb_db_check_dir(o.data, o.log_dir, (unsigned)o.cache_mb, on_problem, &printed, &rep);
 	if (r == MB_ENOTFOUND) {
 		fprintf(stderr, "mailbench check: --data: %s: no such directory\n", o.data);
 		return MB_EXIT_USAGE;
 	}
 	if (r == MB_EBUSY) {
-		fprintf(stderr, "mailbench check: %s is in use by a running store (stop it first)\n",
+		fprintf(stderr,
+			"mailbench check: %s is in use by a running store (stop it first)\n",
 			o.data);
 		return MB_EXIT_RUNTIME;
 	}
 	if (r < 0 && r != MB_ECORRUPT) {
-		fprintf(stderr, "mailbench check: %s: %s\n", o.data, mb_strerror(r));
+		fprintf(stderr, "mailbench check: %s: cannot check: %s (%s)%s\n", o.data,
+			mb_strerror(r), mb_errname(r),
+			r == MB_ENOSPC || r == MB_EROFS || r == MB_EACCES
+			    ? "; recovery must write to the data directory: this is not damage"
+			    : "");
 		return MB_EXIT_RUNTIME;
 	}
+	rep.problems += topo_db_missing(o.data, on_problem, &printed, &rep);
 	if (!o.quiet || rep.problems) {
 		double mb = (double)rep.bytes / (1024.0 * 1024.0);
 		printf("checked %llu storage group(s), %llu database(s), %llu tree(s): "
@@ -168,3 +140,32 @@ int mb_cmd_check(int argc, char **argv)
 	}
 	return ack;
 }
+
+#define CO struct check_opts
+static const struct mb_opt check_opts_table[] = {
+    MB_OPTION_DATA(CO, data, 'd', MB_OPT_REQ, NULL),
+    MB_OPTION_LOG_DIR(CO, log_dir_buf, 'l', "as recorded in DATA/topology.json, else DATA/sgN/log"),
+    MB_OPTION_CACHE_MB(CO, cache_mb, 'c', 64, 0, "64"),
+    MB_OPTION_QUIET(CO, quiet, 'q', "print only problems"),
+    MB_OPTION_ACK_LOG(CO, ack_log, 'a',
+		      "also verify the load engine's ack log (mailbench load --ack-log): every "
+		      "acknowledged create not deleted is present, every acknowledged delete is "
+		      "absent"),
+};
+
+const struct mb_cmd_entry mb_cmd_check_entry = {
+    .name = "check",
+    .usage = "--data DIR [--cache-mb N] [--quiet] [--ack-log FILE]",
+    .summary = "integrity check of the databases and logs",
+    .about = "Verify every database and log of a data directory (DIR/sgN/..., DIR/stress/, or\n"
+	     "one storage group directory): page checksums, B+tree order and links,\n"
+	     "long-value chains, free-space accounting and log record checksums.  Each storage\n"
+	     "group's log is replayed first.  A database that DATA/topology.json lists but\n"
+	     "that is missing is a problem; a disk that cannot be written (full, read-only:\n"
+	     "recovery must write) is a runtime failure, never damage.",
+    .epilog = "exit codes: 0 clean, 1 problems found, 2 usage error, 3 runtime failure",
+    .opts = check_opts_table,
+    .nopts = (int)(sizeof(check_opts_table) / sizeof(check_opts_table[0])),
+    .args_size = sizeof(struct check_opts),
+    .run = check_main,
+};

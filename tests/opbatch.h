@@ -1,6 +1,6 @@
-/* opbatch.h: request batches that the store's test and benchmark clients
- * (tests/integration/mb-client.c, tests/unit/test_delivery.c,
- * bench/mb-storebench.c) send again and again, built in one place.
+/* opbatch.h: request batches that the store's test clients
+ * (tests/integration/mb-client.c, tests/unit/test_delivery.c) send again
+ * and again, built in one place.
  * Invariants: each helper only sets the fields of the ops it fills (the
  * caller zeroes the array first) and returns how many ops it filled; the
  * arrays passed in (props, tags) must outlive the call that sends them. */

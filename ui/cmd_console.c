@@ -9,7 +9,6 @@
 #include "config.h"
 
 #include <curses.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +20,9 @@
 #include "report/runopts.h"
 #include "report/supervisor.h"
 #include "ui/console.h"
+#include "ui/pins.h"
+#include "ui/screens/capacity.h"
+#include "ui/storcols.h"
 #include "ui/term.h"
 
 #define REDRAW_MS 1000
@@ -82,7 +84,7 @@ static void on_poll(uv_timer_t *t)
 		mb_session_start_stress(c->s, n);
 		want_draw(a);
 	}
-	if (c->quitting && mb_session_children(c->s) == 0)
+	if (c->quitting && mb_session_children(c->s) == 0 && !mb_capscreen_stop(c))
 		uv_stop(&a->loop);
 }
 
@@ -118,6 +120,8 @@ static void on_change(void *arg, struct mb_session *s)
 		return;
 	if (st != a->last_state && (st == MB_SS_DONE || st == MB_SS_FAILED))
 		mb_console_reload_runs(&a->c);
+	if (a->last_stress && !stress)
+		mb_stor_capture(&a->c); /* its result stays as a column */
 	if (mb_session_failed(s) && !a->c.quitting &&
 	    (st != a->last_state || stress != a->last_stress))
 		a->c.show_failure = true;
@@ -135,20 +139,6 @@ static void on_message(void *arg, struct mb_session *s, const char *msg)
 	want_draw(a);
 }
 
-static void console_usage(FILE *f)
-{
-	fprintf(f, "usage: mailbench [console] [OPTIONS]\n\n"
-		   "The ncurses console: choose scenario 1 (online) or 2 (cached), start the\n"
-		   "store and the load engine (F3) or the storage test (F4), and watch the\n"
-		   "published comparison tables beside this run's live figures.\n\n");
-	mb_runopts_help(f);
-	fprintf(f,
-		"      --no-color          monochrome (also when NO_COLOR is set)\n"
-		"  -h, --help              this help\n\n"
-		"Keys: F1/? help, F2/s scenario, F3/l load, F4/t storage test, F5/h thresholds,\n"
-		"F6/r runs, Tab next screen, F10/q quit.\n");
-}
-
 static void close_all(struct app *a)
 {
 	uv_close((uv_handle_t *)&a->in, NULL);
@@ -161,47 +151,18 @@ static void close_all(struct app *a)
 	uv_close((uv_handle_t *)&a->hup, NULL);
 }
 
-int mb_cmd_console(int argc, char **argv)
+struct console_args {
+	struct mb_session_params p; /* first: MB_RUNOPTS, and the editor's fields */
+	bool no_color;
+};
+
+static int console_main(void *args, int argc, char **argv)
 {
-	struct mb_session_params p;
-	mb_session_params_default(&p);
-	bool color = true;
-	enum { O_NOCOLOR = 3000 };
-	static const struct option extra[] = {{"no-color", no_argument, NULL, O_NOCOLOR},
-					      {"help", no_argument, NULL, 'h'},
-					      {NULL, 0, NULL, 0}};
-	struct option opts[MB_RUNOPTS_MAX + 4];
-	mb_runopts_table(opts, extra);
-	optind = 1;
-	opterr = 0;
-	int ch;
-	while ((ch = getopt_long(argc, argv, ":" MB_RUNOPTS_SHORT "h", opts, NULL)) != -1) {
-		int rc = mb_runopts_parse("console", ch, optarg, &p);
-		if (rc == 0)
-			continue;
-		if (rc != MB_ENOTFOUND)
-			return MB_EXIT_USAGE;
-		switch (ch) {
-		case O_NOCOLOR:
-			color = false;
-			break;
-		case 'h':
-			console_usage(stdout);
-			return MB_EXIT_OK;
-		case ':':
-			fprintf(stderr, "mailbench console: %s needs a value\n", argv[optind - 1]);
-			return MB_EXIT_USAGE;
-		default:
-			fprintf(stderr, "mailbench console: unknown option '%s'\n",
-				argv[optind - 1]);
-			console_usage(stderr);
-			return MB_EXIT_USAGE;
-		}
-	}
-	if (optind < argc) {
-		fprintf(stderr, "mailbench console: unexpected argument '%s'\n", argv[optind]);
-		return MB_EXIT_USAGE;
-	}
+	struct console_args *ca = args;
+	struct mb_session_params p = ca->p;
+	bool color = !ca->no_color;
+	(void)argc;
+	(void)argv;
 	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
 		fprintf(stderr,
 			"mailbench console: needs a terminal (use `mailbench run` for scripts)\n");
@@ -277,14 +238,55 @@ int mb_cmd_console(int argc, char **argv)
 	char last[2048];
 	snprintf(last, sizeof(last), "%s", mb_session_message(c->s));
 	close_all(a);
+	mb_console_free_screens(c);
 	mb_session_destroy(c->s);
 	uv_run(&a->loop, UV_RUN_DEFAULT);
 	uv_loop_close(&a->loop);
 	mb_run_list_destroy(c->runs);
-	free(c->pinned);
+	mb_pins_free(c);
 	free(a);
 	if (failed) {
 		fprintf(stderr, "mailbench console: the last run failed: %s\n", last);
 	}
 	return MB_EXIT_OK;
 }
+
+#define CA struct console_args
+static const struct mb_opt console_opts[] = {
+    MB_RUNOPTS(CA),
+    {.path = "no-color",
+     .flag = "no-color",
+     .type = MB_OT_FLAG,
+     .off = offsetof(CA, no_color),
+     .help = "monochrome (also when NO_COLOR is set)"},
+};
+
+const struct mb_opt *mb_console_fields(int *n)
+{
+	*n = (int)(sizeof(console_opts) / sizeof(console_opts[0]));
+	return console_opts;
+}
+
+const struct mb_cmd_entry mb_cmd_console_entry = {
+    .name = "console",
+    .usage = "[-s SCENARIO] [--users N] [OPTIONS]",
+    .summary = "the ncurses console (default)",
+    .about = "The ncurses console (the default command): choose scenario 1 (online) or 2\n"
+	     "(cached), start the store and the load engine (F3) or the storage test (F4), and\n"
+	     "watch the published comparison tables beside this run's live figures.",
+    .epilog = "Keys: F1 or ? help, F2 or s scenario, F3 or l start/stop the load (starting the\n"
+	      "store first, initialising the data directory if needed), F4 or t start/stop the\n"
+	      "storage test (+ and - change its thread count), F5 or h thresholds, F6 or r saved\n"
+	      "runs (Enter pins one as a column), < and > pick the published column to compare\n"
+	      "with, f inject a fault into the running load (kill the store, disk full, I/O\n"
+	      "errors, slow disk, network drop; recovery goes into the run's summary), T the\n"
+	      "data directory's topology (storage groups, databases, users per database), Tab and\n"
+	      "arrows to move, F10 or q quit (asks while a run is active).\n"
+	      "Quitting stops every child process.",
+    .opts = console_opts,
+    .nopts = (int)(sizeof(console_opts) / sizeof(console_opts[0])),
+    .args_size = sizeof(struct console_args),
+    .flags = MB_CMD_DEFAULT,
+    .init = mb_runopts_init,
+    .run = console_main,
+};

@@ -310,3 +310,33 @@ void mb_input_draw(const struct mb_input *in, int y, int x, int w)
 	mvaddch(y, x + (int)strlen(s), '_' | A_BLINK);
 	attrset(A_NORMAL);
 }
+
+/* Split text into lines of at most w columns (at spaces when possible);
+ * continuation lines are indented by 4.  Returns the number of lines. */
+int mb_w_wrap(const char *text, int w, char out[][MB_W_WRAP_W], int max)
+{
+	int n = 0;
+	const char *p = text;
+	if (w < 20)
+		w = 20;
+	while (*p && n < max) {
+		int ind = n > 0 && p != text ? 4 : 0;
+		int room = w - ind;
+		if (room > MB_W_WRAP_W - 8)
+			room = MB_W_WRAP_W - 8;
+		int l = (int)strlen(p);
+		if (l > room) {
+			l = room;
+			for (int k = room; k > room / 2; k--)
+				if (p[k] == ' ') {
+					l = k;
+					break;
+				}
+		}
+		snprintf(out[n++], MB_W_WRAP_W, "%*s%.*s", ind, "", l, p);
+		p += l;
+		while (*p == ' ')
+			p++;
+	}
+	return n;
+}

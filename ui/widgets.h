@@ -26,6 +26,11 @@ void mb_w_bar(int y, int x, int w, double frac, int style);
 /* "[#####     ]  42%  eta 1:05" in w columns; eta_s < 0: unknown. */
 void mb_w_progress(int y, int x, int w, double pct, double eta_s);
 
+/* Split text into lines of at most w columns (at spaces when possible);
+ * continuation lines are indented by 4.  Returns the number of lines. */
+#define MB_W_WRAP_W 512
+int mb_w_wrap(const char *text, int w, char out[][MB_W_WRAP_W], int max);
+
 struct mb_fkey {
 	const char *key;   /* "F1" */
 	const char *label; /* "Help" */

@@ -3,11 +3,9 @@
  * generated from the one table.  Invariant: every row and every column
  * printed comes from mb_counters[]; nothing is repeated here. */
 #include "cmd.h"
-#include "core/cli.h"
 #include "core/counters.h"
 #include "core/error.h"
 
-#include <getopt.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <string.h>
@@ -29,52 +27,16 @@ static const char *source_name(enum mb_counter_source s)
 	return "?";
 }
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"usage: mailbench counters [--json | --markdown]\n"
-		"\n"
-		"Print the counters table: JSON key, label, unit, kind (rate per second or\n"
-		"gauge), the process that measures it, and its definition.  The first %d\n"
-		"rows are the rows of the published tables, in the published order.\n"
-		"\n"
-		"  -j, --json       a JSON array of objects\n"
-		"  -m, --markdown   a Markdown table (for the docs)\n"
-		"  -h, --help       this help\n",
-		MB_PUBLISHED_COUNT);
-}
+struct counters_args {
+	bool json, markdown;
+};
 
-int mb_cmd_counters(int argc, char **argv)
+static int counters_main(void *args, int argc, char **argv)
 {
-	static const struct option opts[] = {
-	    {"json", no_argument, NULL, 'j'},
-	    {"markdown", no_argument, NULL, 'm'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
-	};
-	int c, format = 0; /* 0 text, 1 json, 2 markdown */
-
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "jmh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'j':
-			format = 1;
-			break;
-		case 'm':
-			format = 2;
-			break;
-		case 'h':
-			usage(stdout);
-			return MB_EXIT_OK;
-		default:
-			usage(stderr);
-			return MB_EXIT_USAGE;
-		}
-	}
-	if (mb_cli_no_operands("counters", argc, argv)) {
-		usage(stderr);
-		return MB_EXIT_USAGE;
-	}
+	const struct counters_args *ca = args;
+	int format = ca->json ? 1 : ca->markdown ? 2 : 0; /* 0 text, 1 json, 2 markdown */
+	(void)argc;
+	(void)argv;
 	if (format == 1) {
 		json_t *a = json_array();
 		for (int i = 0; i < MB_COUNTER_COUNT; i++) {
@@ -116,3 +78,32 @@ int mb_cmd_counters(int argc, char **argv)
 	}
 	return MB_EXIT_OK;
 }
+
+#define CNA struct counters_args
+static const struct mb_opt counters_opts[] = {
+    {.path = "json",
+     .flag = "json",
+     .sflag = 'j',
+     .type = MB_OT_FLAG,
+     .off = offsetof(CNA, json),
+     .help = "a JSON array of objects"},
+    {.path = "markdown",
+     .flag = "markdown",
+     .sflag = 'm',
+     .type = MB_OT_FLAG,
+     .off = offsetof(CNA, markdown),
+     .help = "a Markdown table (for the docs)"},
+};
+
+const struct mb_cmd_entry mb_cmd_counters_entry = {
+    .name = "counters",
+    .usage = "[--json | --markdown]",
+    .summary = "print the counters table",
+    .about = "Print the counters table: JSON key, label, unit, kind (rate per second or gauge),\n"
+	     "the process that measures it, and its definition.  The first rows are the rows of\n"
+	     "the published tables, in the published order.",
+    .opts = counters_opts,
+    .nopts = (int)(sizeof(counters_opts) / sizeof(counters_opts[0])),
+    .args_size = sizeof(struct counters_args),
+    .run = counters_main,
+};

@@ -12,35 +12,14 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"usage: mailbench scenario list [--json]\n"
-		"       mailbench scenario show SCENARIO [--json]\n"
-		"       mailbench scenario fields [--storage]\n"
-		"\n"
-		"  list     the scenario files of the scenario directory: name, kind, title, path\n"
-		"  show     load and validate SCENARIO (online, cached, storage, a NAME in the\n"
-		"           scenario directory, or a path to a .cfg file) and print every field\n"
-		"           and every published figure\n"
-		"  fields   every key a scenario file (or, with --storage, a storage-test file)\n"
-		"           may set: type, default, range and meaning\n"
-		"\n"
-		"options:\n"
-		"  -j, --json      print JSON instead of text\n"
-		"  -s, --storage   (fields) the keys of storage-test files\n"
-		"  -h, --help      this help\n"
-		"\n"
-		"scenario directory: %s\n"
-		"  ($MAILBENCH_SCENARIOS, else the source tree when run from the build tree,\n"
-		"  else the installed data directory)\n"
-		"exit codes: 0 ok, 2 invalid file or usage (one line FILE:LINE: FIELD: message)\n",
-		mb_scenario_dir());
+	mb_cmd_help(f, &mb_cmd_scenario_entry);
+	fprintf(f, "scenario directory: %s\n", mb_scenario_dir());
 }
 
 /* A loaded file of either kind. */
@@ -132,6 +111,23 @@ static void print_storage_ref(const struct mb_storage_cfg *c)
 		       c->ref[i].db_read_ms, c->ref[i].log_write_ms);
 }
 
+mb_scenario_target_fn mb_scenario_target_check;
+
+/* The target's support of the scenario's actions (when the program knows
+ * its drivers): an unknown driver is an input error. */
+static int target_support(const struct mb_scenario *sc, uint32_t *unsupported)
+{
+	*unsupported = 0;
+	if (!mb_scenario_target_check)
+		return 0;
+	if (mb_scenario_target_check(sc, unsupported) != 0) {
+		fprintf(stderr, "%s: target.driver: unknown driver '%s'\n", sc->path,
+			sc->target_driver);
+		return MB_EXIT_USAGE;
+	}
+	return 0;
+}
+
 static int cmd_show(const char *name, bool json)
 {
 	struct loaded *l = calloc(1, sizeof(*l));
@@ -143,14 +139,33 @@ static int cmd_show(const char *name, bool json)
 		free(l);
 		return report_error(rc, &err);
 	}
+	uint32_t unsup = 0;
+	if (!l->storage && (rc = target_support(&l->sc, &unsup)) != 0) {
+		free(l);
+		return rc;
+	}
 	if (json) {
-		rc =
-		    print_json(l->storage ? mb_storage_cfg_json(&l->st) : mb_scenario_json(&l->sc));
+		json_t *j = l->storage ? mb_storage_cfg_json(&l->st) : mb_scenario_json(&l->sc);
+		if (j && !l->storage) {
+			json_t *un = json_object();
+			for (int a = 0; a < MB_ACTION_COUNT; a++)
+				if (unsup >> a & 1u)
+					json_object_set_new(
+					    un, mb_actions[a].key,
+					    json_string("not supported by the target"));
+			json_object_set_new(j, "target_unsupported", un);
+		}
+		rc = print_json(j);
 	} else if (l->storage) {
 		mb_storage_cfg_print(stdout, &l->st);
 		print_storage_ref(&l->st);
 	} else {
 		mb_scenario_print(stdout, &l->sc);
+		for (int a = 0; a < MB_ACTION_COUNT; a++)
+			if (unsup >> a & 1u)
+				printf("%s: not supported by the target (%s): never scheduled, "
+				       "never failed\n",
+				       mb_actions[a].key, l->sc.target_driver);
 		print_published(&l->sc);
 	}
 	free(l);
@@ -167,7 +182,8 @@ static int cmd_list(bool json)
 	const char *dir = mb_scenario_dir();
 	DIR *d = opendir(dir);
 	if (!d) {
-		fprintf(stderr, "%s: cannot open the scenario directory: %s\n", dir, strerror(errno));
+		fprintf(stderr, "%s: cannot open the scenario directory: %s\n", dir,
+			strerror(errno));
 		return MB_EXIT_USAGE;
 	}
 	char **names = NULL;
@@ -220,40 +236,21 @@ static int cmd_list(bool json)
 	return json ? print_json(arr) : MB_EXIT_OK;
 }
 
-int mb_cmd_scenario(int argc, char **argv)
-{
-	static const struct option opts[] = {
-	    {"json", no_argument, NULL, 'j'},
-	    {"storage", no_argument, NULL, 's'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
-	};
-	bool json = false, storage = false;
-	int c;
+struct scenario_args {
+	bool json, storage;
+};
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "jsh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'j':
-			json = true;
-			break;
-		case 's':
-			storage = true;
-			break;
-		case 'h':
-			usage(stdout);
-			return MB_EXIT_OK;
-		default:
-			usage(stderr);
-			return MB_EXIT_USAGE;
-		}
-	}
-	const char *action = optind < argc ? argv[optind] : NULL;
-	int rest = argc - optind - 1;
+static int scenario_main(void *args, int argc, char **argv)
+{
+	const struct scenario_args *a = args;
+	bool json = a->json, storage = a->storage;
+	int first = 0; /* argv holds the operands only */
+	const char *action = first < argc ? argv[first] : NULL;
+	int rest = argc - first - 1;
 	if (action && !strcmp(action, "list") && rest == 0 && !storage)
 		return cmd_list(json);
 	if (action && !strcmp(action, "show") && rest == 1 && !storage)
-		return cmd_show(argv[optind + 1], json);
+		return cmd_show(argv[first + 1], json);
 	if (action && !strcmp(action, "fields") && rest == 0 && !json) {
 		mb_cfg_fields_print(stdout, storage);
 		return MB_EXIT_OK;
@@ -265,3 +262,38 @@ int mb_cmd_scenario(int argc, char **argv)
 	usage(stderr);
 	return MB_EXIT_USAGE;
 }
+
+#define SCA struct scenario_args
+static const struct mb_opt scenario_opts[] = {
+    {.path = "json",
+     .flag = "json",
+     .sflag = 'j',
+     .type = MB_OT_FLAG,
+     .off = offsetof(SCA, json),
+     .help = "print JSON instead of text (list, show)"},
+    {.path = "storage",
+     .flag = "storage",
+     .sflag = 's',
+     .type = MB_OT_FLAG,
+     .off = offsetof(SCA, storage),
+     .help = "(fields) the keys of storage-test files"},
+};
+
+const struct mb_cmd_entry mb_cmd_scenario_entry = {
+    .name = "scenario",
+    .usage = "list [--json] | show SCENARIO [--json] | fields [--storage]",
+    .summary = "list the scenarios, or print one loaded and validated",
+    .about = "list: the scenario files of the scenario directory: name, kind, title, path.\n"
+	     "show: load and validate SCENARIO (online, cached, storage, a NAME in the scenario\n"
+	     "directory, or a path to a .cfg file) and print every field and every published\n"
+	     "figure.  fields: every key a scenario file (or, with --storage, a storage-test\n"
+	     "file) may set: type, default, range and meaning.",
+    .epilog = "scenario directory: $MAILBENCH_SCENARIOS, else the source tree when run from the\n"
+	      "build tree, else the installed data directory.\n"
+	      "exit codes: 0 ok, 2 invalid file or usage (one line FILE:LINE: FIELD: message)",
+    .opts = scenario_opts,
+    .nopts = (int)(sizeof(scenario_opts) / sizeof(scenario_opts[0])),
+    .args_size = sizeof(struct scenario_args),
+    .flags = MB_CMD_OPERANDS,
+    .run = scenario_main,
+};

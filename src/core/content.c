@@ -5,6 +5,7 @@
 
 #include <math.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,24 +17,27 @@
 #define ZIPF_S 1.05
 
 static const char *const common[] = {
-	"the", "to", "of", "and", "a", "in", "is", "it", "you", "that", "for", "on", "we",
-	"this", "with", "be", "are", "have", "as", "will", "at", "not", "can", "from", "your",
-	"our", "please", "by", "or", "all", "if", "meeting", "team", "would", "about", "an",
-	"thanks", "project", "should", "next", "week", "but", "they", "has", "report", "new",
-	"been", "more", "review", "let", "me", "know", "there", "time", "do", "also", "update",
-	"customer", "could", "need", "any", "which", "when", "get", "attached", "some",
-	"schedule", "budget", "was", "what", "regards", "call", "plan", "one", "out", "send",
-	"today", "question", "status", "so", "up", "data", "work", "just", "like", "draft",
-	"proposal", "server", "office", "agenda", "monday", "friday", "quarter", "sales",
-	"issue", "follow", "changes", "release", "before", "after", "tomorrow", "again",
+    "the",	"to",	    "of",	"and",	  "a",	      "in",	  "is",	      "it",
+    "you",	"that",	    "for",	"on",	  "we",	      "this",	  "with",     "be",
+    "are",	"have",	    "as",	"will",	  "at",	      "not",	  "can",      "from",
+    "your",	"our",	    "please",	"by",	  "or",	      "all",	  "if",	      "meeting",
+    "team",	"would",    "about",	"an",	  "thanks",   "project",  "should",   "next",
+    "week",	"but",	    "they",	"has",	  "report",   "new",	  "been",     "more",
+    "review",	"let",	    "me",	"know",	  "there",    "time",	  "do",	      "also",
+    "update",	"customer", "could",	"need",	  "any",      "which",	  "when",     "get",
+    "attached", "some",	    "schedule", "budget", "was",      "what",	  "regards",  "call",
+    "plan",	"one",	    "out",	"send",	  "today",    "question", "status",   "so",
+    "up",	"data",	    "work",	"just",	  "like",     "draft",	  "proposal", "server",
+    "office",	"agenda",   "monday",	"friday", "quarter",  "sales",	  "issue",    "follow",
+    "changes",	"release",  "before",	"after",  "tomorrow", "again",
 };
 #define NCOMMON (sizeof(common) / sizeof(common[0]))
 
 static const char *const syl[] = {
-	"ka", "re", "mi", "to", "sa", "ne", "lo", "ri", "ta", "ve", "con", "pro", "ment",
-	"tion", "ber", "der", "ex", "in", "un", "al", "ly", "ing", "er", "est", "ab", "port",
-	"ser", "vi", "ce", "ma", "na", "ge", "dis", "tri", "bu", "cal", "en", "dar", "fo",
-	"lder", "pe", "ri", "od", "sum", "mar", "y", "quo", "ta", "an", "nu",
+    "ka",   "re",  "mi",  "to", "sa",  "ne",  "lo",  "ri",  "ta",  "ve",  "con", "pro", "ment",
+    "tion", "ber", "der", "ex", "in",  "un",  "al",  "ly",  "ing", "er",  "est", "ab",	"port",
+    "ser",  "vi",  "ce",  "ma", "na",  "ge",  "dis", "tri", "bu",  "cal", "en",	 "dar", "fo",
+    "lder", "pe",  "ri",  "od", "sum", "mar", "y",   "quo", "ta",  "an",  "nu",
 };
 #define NSYL (sizeof(syl) / sizeof(syl[0]))
 
@@ -46,6 +50,13 @@ static uint16_t zipf[1 << ZIPF_BITS];
 static char phrase[NPHRASE][PHRASE_MAX];
 static uint8_t plen[NPHRASE];
 static pthread_once_t once = PTHREAD_ONCE_INIT;
+/* the sentence pool of mb_content_fill: NSENT sentences, ~2.6 MB */
+#define NSENT (1u << 15)
+#define SENT_MAX 255
+static char *pool;
+static uint32_t soff[NSENT];
+static uint8_t slen[NSENT];
+static pthread_once_t pool_once = PTHREAD_ONCE_INIT;
 
 static uint64_t mix(uint64_t *s)
 {
@@ -55,10 +66,7 @@ static uint64_t mix(uint64_t *s)
 	return z ^ (z >> 31);
 }
 
-static double unit(uint64_t *s)
-{
-	return (double)(mix(s) >> 11) * (1.0 / 9007199254740992.0);
-}
+static double unit(uint64_t *s) { return (double)(mix(s) >> 11) * (1.0 / 9007199254740992.0); }
 
 static void build(void)
 {
@@ -135,41 +143,102 @@ static size_t token(uint64_t *s, char *w)
 	return vlen[pick];
 }
 
-void mb_content_fill(uint64_t seed, char *buf, size_t len)
+/* One sentence of the generator into w (capacity SENT_MAX): tokens with
+ * commas, a capital first letter, '.' or '?' and one trailing space.
+ * Returns its length. */
+static size_t sentence(uint64_t *s, char *w)
+{
+	size_t n = 0;
+	int words = 6 + (int)(mix(s) % 14);
+	for (int i = 0; i < words; i++) {
+		char t[PHRASE_MAX];
+		size_t l = token(s, t);
+		if (n + l + 3 > SENT_MAX)
+			break;
+		memcpy(w + n, t, l);
+		if (i == 0)
+			w[n] = (char)(w[n] - 'a' + 'A');
+		n += l;
+		uint64_t r = mix(s);
+		if (i == words - 1)
+			w[n++] = (r & 7) == 0 ? '?' : '.';
+		else if (((r >> 24) & 15) == 0)
+			w[n++] = ',';
+		w[n++] = ' ';
+	}
+	return n;
+}
+
+/* The sentence pool: built once, from a fixed seed. */
+static void build_pool(void)
 {
 	pthread_once(&once, build);
+	uint64_t s = 0x73656e74656e6365ULL;
+	size_t cap = (size_t)NSENT * 96 + 32, used = 0;
+	pool = malloc(cap);
+	if (!pool)
+		abort(); /* a few MB at start-up: nothing sensible to do without them */
+	for (size_t i = 0; i < NSENT; i++) {
+		char w[SENT_MAX];
+		size_t l = sentence(&s, w);
+		if (used + l + 32 > cap) {
+			cap *= 2;
+			char *np = realloc(pool, cap);
+			if (!np)
+				abort();
+			pool = np;
+		}
+		memcpy(pool + used, w, l);
+		soff[i] = (uint32_t)used;
+		slen[i] = (uint8_t)l;
+		used += l;
+	}
+	memset(pool + used, ' ', 32); /* padding read by the word copies */
+}
+
+/* Sentences drawn uniformly from the pool (four per random draw), in
+ * paragraphs of 2..7 sentences: the text keeps the vocabulary's Zipf law and
+ * LZ4 ratio (the pool is much larger than LZ4's 64 KB window) and costs a
+ * copy per sentence, so bodies are generated at memory speed. */
+void mb_content_fill(uint64_t seed, char *buf, size_t len)
+{
+	pthread_once(&pool_once, build_pool);
 	uint64_t s = seed ^ 0x626f6479ULL;
 	size_t pos = 0;
-	int in_sentence = 0, sentences = 0, para = 3 + (int)(mix(&s) % 5);
-	int sentence_len = 6 + (int)(mix(&s) % 14);
+	int sentences = 0, para = 3 + (int)(mix(&s) % 5);
 	while (pos < len) {
-		char word[PHRASE_MAX + 4];
-		size_t l = token(&s, word);
 		uint64_t r = mix(&s);
-		if (in_sentence == 0)
-			word[0] = (char)(word[0] - 'a' + 'A');
-		in_sentence++;
-		if (in_sentence >= sentence_len) {
-			word[l++] = (r & 7) == 0 ? '?' : '.';
-			in_sentence = 0;
-			sentence_len = 6 + (int)((r >> 8) % 14);
-			if (++sentences >= para) {
-				word[l++] = '\n';
-				word[l++] = '\n';
+		for (int k = 0; k < 4 && pos < len; k++, r >>= 16) {
+			unsigned i = (unsigned)(r & (NSENT - 1));
+			const char *src = pool + soff[i];
+			size_t l = slen[i];
+			bool brk = ++sentences >= para;
+			if (brk) {
 				sentences = 0;
-				para = 2 + (int)((r >> 16) % 6);
-			} else {
-				word[l++] = ' ';
+				para = 2 + (int)((r >> 13) % 6);
 			}
-		} else {
-			if (((r >> 24) & 15) == 0)
-				word[l++] = ',';
-			word[l++] = ' ';
+			if (pos + SENT_MAX + 32 <= len) {
+				/* whole 32-byte words (the pool is padded): no
+				 * per-length copy call */
+				for (size_t o = 0; o < l; o += 32)
+					memcpy(buf + pos + o, src + o, 32);
+				pos += l;
+				if (brk) {
+					buf[pos - 1] = '\n';
+					buf[pos++] = '\n';
+				}
+			} else if (pos + l + 1 <= len) {
+				memcpy(buf + pos, src, l);
+				pos += l;
+				if (brk) {
+					buf[pos - 1] = '\n';
+					buf[pos++] = '\n';
+				}
+			} else {
+				memcpy(buf + pos, src, len - pos);
+				pos = len;
+			}
 		}
-		if (l > len - pos)
-			l = len - pos;
-		memcpy(buf + pos, word, l);
-		pos += l;
 	}
 }
 
@@ -209,4 +278,156 @@ void mb_content_subject(uint64_t seed, char *buf, size_t len)
 	if (pos == 0 && len >= 2)
 		buf[pos++] = 'x';
 	buf[pos] = '\0';
+}
+
+/* ---- kinds of content ---- */
+
+static const char *const kind_names[MB_CK_COUNT] = {"text", "rtf", "html", "office", "image"};
+
+const char *mb_content_kind_name(enum mb_content_kind k)
+{
+	return (int)k >= 0 && k < MB_CK_COUNT ? kind_names[k] : "?";
+}
+
+int mb_content_kind_parse(const char *name, enum mb_content_kind *out)
+{
+	for (int k = 0; k < MB_CK_COUNT; k++)
+		if (!strcmp(name, kind_names[k])) {
+			*out = (enum mb_content_kind)k;
+			return 0;
+		}
+	return MB_EINVAL;
+}
+
+/* Append n bytes of src (or as many as fit) at buf[*pos], len the end. */
+static void put(char *buf, size_t len, size_t *pos, const char *src, size_t n)
+{
+	if (n > len - *pos)
+		n = len - *pos;
+	memcpy(buf + *pos, src, n);
+	*pos += n;
+}
+
+/* Text wrapped in markup: a prologue, then paragraphs of generated text
+ * (80-400 bytes) between an opening and a closing string, some words in
+ * an inline style. */
+static void fill_markup(uint64_t seed, char *buf, size_t len, const char *prologue,
+			const char *open, const char *close, const char *const *inl, size_t ninl)
+{
+	uint64_t s = seed ^ 0x6d61726bULL;
+	size_t pos = 0;
+	put(buf, len, &pos, prologue, strlen(prologue));
+	char text[512];
+	uint64_t para = 0;
+	while (pos < len) {
+		size_t n = 40 + (size_t)(mix(&s) % 200);
+		mb_content_fill(seed + 0x9E37ull * ++para, text, n);
+		for (size_t i = 0; i < n; i++)
+			if (text[i] == '\n')
+				text[i] = ' ';
+		put(buf, len, &pos, open, strlen(open));
+		/* one styled run inside some paragraphs */
+		size_t cut = n / 3;
+		if (ninl >= 2 && (mix(&s) & 3) == 0) {
+			put(buf, len, &pos, text, cut);
+			put(buf, len, &pos, inl[0], strlen(inl[0]));
+			put(buf, len, &pos, text + cut, cut);
+			put(buf, len, &pos, inl[1], strlen(inl[1]));
+			put(buf, len, &pos, text + 2 * cut, n - 2 * cut);
+		} else {
+			put(buf, len, &pos, text, n);
+		}
+		put(buf, len, &pos, close, strlen(close));
+	}
+}
+
+static void fill_office(uint64_t seed, char *buf, size_t len)
+{
+	/* a compound file: a header, then 512-byte sectors: FAT sectors
+	 * (little-endian sector chains, regular), UTF-16LE text (half zero
+	 * bytes), formatting records (short repeated structures with random
+	 * fields) and embedded binary data (random) */
+	static const unsigned char magic[8] = {0xD0, 0xCF, 0x11, 0xE0, 0xA1, 0xB1, 0x1A, 0xE1};
+	uint64_t s = seed ^ 0x6f666669ULL;
+	size_t pos = 0;
+	put(buf, len, &pos, (const char *)magic, sizeof(magic));
+	char sec[512], text[256];
+	uint32_t next = 1;
+	while (pos < len) {
+		uint64_t r = mix(&s) % 100;
+		if (r < 10) { /* FAT */
+			for (int i = 0; i < 128; i++) {
+				uint32_t v = next++;
+				memcpy(sec + 4 * i, &v, 4);
+			}
+		} else if (r < 45) { /* UTF-16LE text */
+			mb_content_fill(mix(&s), text, sizeof(text));
+			for (int i = 0; i < 256; i++) {
+				sec[2 * i] = text[i];
+				sec[2 * i + 1] = 0;
+			}
+		} else if (r < 75) { /* records: tag, length, random fields */
+			for (int i = 0; i < 512; i += 16) {
+				uint64_t a = mix(&s);
+				sec[i] = 0x09;
+				sec[i + 1] = 0x08;
+				sec[i + 2] = 0x0c;
+				sec[i + 3] = 0;
+				memcpy(sec + i + 4, &a, 4);
+				memset(sec + i + 8, 0, 8);
+			}
+		} else { /* binary */
+			for (int i = 0; i < 512; i += 8) {
+				uint64_t a = mix(&s);
+				memcpy(sec + i, &a, 8);
+			}
+		}
+		put(buf, len, &pos, sec, sizeof(sec));
+	}
+}
+
+static void fill_image(uint64_t seed, char *buf, size_t len)
+{
+	static const char hdr[] = "\xFF\xD8\xFF\xE0\x00\x10JFIF\x00\x01\x01\x00\x00\x48\x00\x48"
+				  "\x00\x00\xFF\xDB\x00\x43\x00";
+	uint64_t s = seed ^ 0x696d6167ULL;
+	size_t pos = 0;
+	put(buf, len, &pos, hdr, sizeof(hdr) - 1);
+	while (pos < len) {
+		uint64_t a = mix(&s);
+		put(buf, len, &pos, (const char *)&a, sizeof(a));
+	}
+}
+
+void mb_content_fill_kind(enum mb_content_kind k, uint64_t seed, char *buf, size_t len)
+{
+	static const char *const rtf_inl[] = {"\\b ", "\\b0 "};
+	static const char *const html_inl[] = {"<b>", "</b>"};
+	switch (k) {
+	case MB_CK_RTF:
+		fill_markup(seed, buf, len,
+			    "{\\rtf1\\ansi\\ansicpg1252\\deff0\\deflang1033{\\fonttbl{\\f0\\fswiss"
+			    "\\fcharset0 Arial;}}\\viewkind4\\uc1",
+			    "\\pard\\plain\\s0\\ql\\li0\\ri0\\widctlpar\\aspalpha\\f0\\fs20\\cf1 ",
+			    "\\par\r\n", rtf_inl, 2);
+		return;
+	case MB_CK_HTML:
+		fill_markup(
+		    seed, buf, len,
+		    "<html><head><meta http-equiv=\"Content-Type\" content=\"text/html; "
+		    "charset=us-ascii\"><style><!-- p.MsoNormal {margin:0in; font-size:10.0pt; "
+		    "font-family:Arial} --></style></head><body lang=EN-US>",
+		    "<p class=MsoNormal><font size=2 face=Arial><span "
+		    "style='font-size:10.0pt;font-family:Arial'>",
+		    "</span></font></p>\r\n", html_inl, 2);
+		return;
+	case MB_CK_OFFICE:
+		fill_office(seed, buf, len);
+		return;
+	case MB_CK_IMAGE:
+		fill_image(seed, buf, len);
+		return;
+	default:
+		mb_content_fill(seed, buf, len);
+	}
 }

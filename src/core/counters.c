@@ -5,9 +5,9 @@
 #include <string.h>
 
 const struct mb_counter_def mb_counters[MB_COUNTER_COUNT] = {
-#define MB_X_DEF(id, key, label, unit, kind, src, dec, def)                    \
+#define MB_X_DEF(id, key, label, unit, kind, src, dec, def)                                        \
 	[MB_C_##id] = {MB_C_##id, key, label, unit, kind, src, dec, def},
-	MB_COUNTER_TABLE(MB_X_DEF)
+    MB_COUNTER_TABLE(MB_X_DEF)
 #undef MB_X_DEF
 };
 

@@ -6,8 +6,8 @@
 const char *mb_strerror(int code)
 {
 	switch (code) {
-#define MB_X_MSG(name, value, msg)                                             \
-	case value:                                                            \
+#define MB_X_MSG(name, value, msg)                                                                 \
+	case value:                                                                                \
 		return msg;
 		MB_ERROR_TABLE(MB_X_MSG)
 #undef MB_X_MSG
@@ -18,8 +18,8 @@ const char *mb_strerror(int code)
 const char *mb_errname(int code)
 {
 	switch (code) {
-#define MB_X_NAME(name, value, msg)                                            \
-	case value:                                                            \
+#define MB_X_NAME(name, value, msg)                                                                \
+	case value:                                                                                \
 		return #name;
 		MB_ERROR_TABLE(MB_X_NAME)
 #undef MB_X_NAME
@@ -60,7 +60,10 @@ int mb_from_errno(int err)
 	case ERANGE:
 		return MB_ERANGE;
 	case EROFS:
-		return MB_ERDONLY;
+		return MB_EROFS;
+	case EMFILE:
+	case ENFILE:
+		return MB_EMFILE;
 	case ECONNRESET:
 	case EPIPE:
 		return MB_ECLOSED;

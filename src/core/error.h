@@ -10,31 +10,34 @@
 #define MB_CORE_ERROR_H
 
 /* X(NAME, value, message) */
-#define MB_ERROR_TABLE(X)                                                      \
-	X(MB_OK, 0, "success")                                                 \
-	X(MB_EINVAL, -1, "invalid argument")                                   \
-	X(MB_ENOMEM, -2, "out of memory")                                      \
-	X(MB_EIO, -3, "input/output error")                                    \
-	X(MB_ENOSPC, -4, "no space left on device")                            \
-	X(MB_ECORRUPT, -5, "data corruption detected")                         \
-	X(MB_ENOTFOUND, -6, "not found")                                       \
-	X(MB_EEXIST, -7, "already exists")                                     \
-	X(MB_EACCES, -8, "access denied")                                      \
-	X(MB_EAUTH, -9, "authentication failed")                               \
-	X(MB_EPROTO, -10, "protocol error")                                    \
-	X(MB_ETOOBIG, -11, "too large")                                        \
-	X(MB_ECLOSED, -12, "closed")                                           \
-	X(MB_EBUSY, -13, "busy")                                               \
-	X(MB_EFULL, -14, "full")                                               \
-	X(MB_ERDONLY, -15, "read-only after a failed log sync")                \
-	X(MB_ETIMEDOUT, -16, "timed out")                                      \
-	X(MB_ERANGE, -17, "value out of range")                                \
-	X(MB_ECONFIG, -18, "configuration error")                              \
-	X(MB_ESYS, -19, "system call failed")                                  \
-	X(MB_EAGAIN, -20, "try again")                                         \
-	X(MB_EUNSUPPORTED, -21, "not supported")                               \
-	X(MB_ESTATE, -22, "invalid state for this operation")                  \
-	X(MB_ECHILD, -23, "child process failed")
+#define MB_ERROR_TABLE(X)                                                                          \
+	X(MB_OK, 0, "success")                                                                     \
+	X(MB_EINVAL, -1, "invalid argument")                                                       \
+	X(MB_ENOMEM, -2, "out of memory")                                                          \
+	X(MB_EIO, -3, "input/output error")                                                        \
+	X(MB_ENOSPC, -4, "no space left on device")                                                \
+	X(MB_ECORRUPT, -5, "data corruption detected")                                             \
+	X(MB_ENOTFOUND, -6, "not found")                                                           \
+	X(MB_EEXIST, -7, "already exists")                                                         \
+	X(MB_EACCES, -8, "access denied")                                                          \
+	X(MB_EAUTH, -9, "authentication failed")                                                   \
+	X(MB_EPROTO, -10, "protocol error")                                                        \
+	X(MB_ETOOBIG, -11, "too large")                                                            \
+	X(MB_ECLOSED, -12, "closed")                                                               \
+	X(MB_EBUSY, -13, "busy")                                                                   \
+	X(MB_EFULL, -14, "full")                                                                   \
+	X(MB_ERDONLY, -15, "read-only: the storage group's log failed")                            \
+	X(MB_ETIMEDOUT, -16, "timed out")                                                          \
+	X(MB_ERANGE, -17, "value out of range")                                                    \
+	X(MB_ECONFIG, -18, "configuration error")                                                  \
+	X(MB_ESYS, -19, "system call failed")                                                      \
+	X(MB_EAGAIN, -20, "try again")                                                             \
+	X(MB_EUNSUPPORTED, -21, "not supported")                                                   \
+	X(MB_ESTATE, -22, "invalid state for this operation")                                      \
+	X(MB_ECHILD, -23, "child process failed")                                                  \
+	X(MB_EMFILE, -24, "too many open files")                                                   \
+	X(MB_EROFS, -25, "read-only file system")                                                  \
+	X(MB_ETLS, -26, "TLS failure (handshake, certificate or record)")
 
 enum mb_error {
 #define MB_X_ENUM(name, value, msg) name = value,

@@ -108,6 +108,32 @@ void mb_hist_merge(struct mb_hist *dst, const struct mb_hist *src)
 		dst->bucket[i] += src->bucket[i];
 }
 
+size_t mb_hist_flat_len(void) { return 2 + MB_HIST_NBUCKETS; }
+
+void mb_hist_flat_export(const struct mb_hist *h, uint64_t *sums, uint64_t ext[2])
+{
+	sums[0] = h->count;
+	sums[1] = h->sum;
+	memcpy(sums + 2, h->bucket, h->nbuckets * sizeof(h->bucket[0]));
+	ext[0] = h->count ? ~h->min : 0;
+	ext[1] = h->count ? h->max : 0;
+}
+
+void mb_hist_flat_merge(struct mb_hist *h, const uint64_t *sums, const uint64_t ext[2])
+{
+	if (sums[0] == 0)
+		return;
+	uint64_t mn = ~ext[0], mx = ext[1];
+	if (h->count == 0 || mn < h->min)
+		h->min = mn;
+	if (h->count == 0 || mx > h->max)
+		h->max = mx;
+	h->count += sums[0];
+	h->sum += sums[1];
+	for (unsigned i = 0; i < h->nbuckets; i++)
+		h->bucket[i] += sums[2 + i];
+}
+
 void mb_hist_reset(struct mb_hist *h)
 {
 	h->count = h->min = h->max = h->sum = 0;

@@ -26,9 +26,9 @@ void mb_hist_merge(struct mb_hist *dst, const struct mb_hist *src);
 void mb_hist_reset(struct mb_hist *h);
 
 uint64_t mb_hist_count(const struct mb_hist *h);
-double mb_hist_mean_ns(const struct mb_hist *h);   /* exact: sum / count; 0 when empty */
-uint64_t mb_hist_min_ns(const struct mb_hist *h);  /* 0 when empty */
-uint64_t mb_hist_max_ns(const struct mb_hist *h);  /* 0 when empty */
+double mb_hist_mean_ns(const struct mb_hist *h);  /* exact: sum / count; 0 when empty */
+uint64_t mb_hist_min_ns(const struct mb_hist *h); /* 0 when empty */
+uint64_t mb_hist_max_ns(const struct mb_hist *h); /* 0 when empty */
 /* Value at percentile p (0..100]: the bucket's representative value, within
  * 1% of the exact order statistic; 0 when empty. */
 uint64_t mb_hist_percentile_ns(const struct mb_hist *h, double p);
@@ -39,5 +39,16 @@ int mb_hist_encode(const struct mb_hist *h, char **out);
 /* Parse what mb_hist_encode wrote and ADD it into h (so decoding several
  * children's histograms into one merges them).  MB_EPROTO on bad input. */
 int mb_hist_decode_merge(struct mb_hist *h, const char *text);
+
+/* Fixed layout for element-wise reductions (MPI_Reduce with MPI_SUM and
+ * MPI_MAX across processes): mb_hist_flat_len() uint64 values that merge
+ * by addition (count, sum, then every bucket), and two extremes that merge
+ * by maximum (ext[0] = ~min, so the maximum of ~min is ~ the minimum;
+ * ext[1] = max; both 0 when empty).  Adding the exports of several
+ * histograms and importing the result equals mb_hist_merge of them all. */
+size_t mb_hist_flat_len(void);
+void mb_hist_flat_export(const struct mb_hist *h, uint64_t *sums, uint64_t ext[2]);
+/* h += what the (summed) export describes. */
+void mb_hist_flat_merge(struct mb_hist *h, const uint64_t *sums, const uint64_t ext[2]);
 
 #endif

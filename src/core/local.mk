@@ -1,46 +1,42 @@
-# src/core/local.mk: the shared core (errors, counters, scenario loader,
-# histograms, system sampler, stats stream, topology file) and its unit tests.
+# src/core/local.mk: the shared core (errors, counters, option-table engine, scenario loader,
+# histograms, system sampler, clock, random numbers, thresholds, mailbox profile, content
+# generator, stats stream, topology file, progress line) and its unit tests.
 noinst_LIBRARIES += src/core/libmbcore.a
 src_core_libmbcore_a_SOURCES = \
 	src/core/error.c src/core/error.h \
-	src/core/cli.c src/core/cli.h \
+	src/core/tls.c src/core/tls.h \
+	src/core/opt.c src/core/opt.h src/core/options.h \
 	src/core/counters.c src/core/counters.h \
 	src/core/hist.c src/core/hist.h \
+	src/core/score.c src/core/score.h \
+	src/core/mix.c src/core/mix.h \
 	src/core/sampler.c src/core/sampler.h \
+	src/core/clock.c src/core/clock.h \
+	src/core/rng.c src/core/rng.h \
+	src/core/threshold.c src/core/threshold.h \
+	src/core/mailbox.c src/core/mailbox.h \
+	src/core/content.c src/core/content.h \
 	src/core/stats.c src/core/stats.h \
 	src/core/scenario.c src/core/scenario.h \
 	src/core/topology.c src/core/topology.h \
+	src/core/progress.c src/core/progress.h \
 	src/core/cmd_scenario.c src/core/cmd_counters.c
 
-check_PROGRAMS += tests/unit/test_hist
-TESTS += tests/unit/test_hist
-tests_unit_test_hist_SOURCES = tests/unit/test_hist.c
-tests_unit_test_hist_CFLAGS = $(MBTEST_CFLAGS)
-tests_unit_test_hist_LDADD = $(MBTEST_LIBS)
-
-check_PROGRAMS += tests/unit/test_sampler
-TESTS += tests/unit/test_sampler
-tests_unit_test_sampler_SOURCES = tests/unit/test_sampler.c
-tests_unit_test_sampler_CFLAGS = $(MBTEST_CFLAGS)
-tests_unit_test_sampler_LDADD = $(MBTEST_LIBS)
-
-check_PROGRAMS += tests/unit/test_stats
-TESTS += tests/unit/test_stats
-tests_unit_test_stats_SOURCES = tests/unit/test_stats.c
-tests_unit_test_stats_CFLAGS = $(MBTEST_CFLAGS)
-tests_unit_test_stats_LDADD = $(MBTEST_LIBS)
-
-check_PROGRAMS += tests/unit/test_scenario
-TESTS += tests/unit/test_scenario
-tests_unit_test_scenario_SOURCES = tests/unit/test_scenario.c
-tests_unit_test_scenario_CFLAGS = $(MBTEST_CFLAGS)
-tests_unit_test_scenario_LDADD = $(MBTEST_LIBS)
-
-check_PROGRAMS += tests/unit/test_counters
-TESTS += tests/unit/test_counters
-tests_unit_test_counters_SOURCES = tests/unit/test_counters.c
-tests_unit_test_counters_CFLAGS = $(MBTEST_CFLAGS)
-tests_unit_test_counters_LDADD = $(MBTEST_LIBS)
+MB_UNIT_TESTS += tests/unit/test_hist
+MB_UNIT_TESTS += tests/unit/test_content
+MB_UNIT_TESTS += tests/unit/test_rng
+MB_UNIT_TESTS += tests/unit/test_tls
+MB_UNIT_TESTS += tests/unit/test_score
+MB_UNIT_TESTS += tests/unit/test_mix
+MB_UNIT_TESTS += tests/unit/test_sampler
+MB_UNIT_TESTS += tests/unit/test_stats
+MB_UNIT_TESTS += tests/unit/test_scenario
+MB_UNIT_TESTS += tests/unit/test_counters
+MB_UNIT_TESTS += tests/unit/test_progress
+MB_UNIT_TESTS += tests/unit/test_topology
 
 TESTS += tests/integration/scenario_cli.sh
 EXTRA_DIST += tests/integration/scenario_cli.sh
+
+TESTS += tests/integration/opt_ranges.sh
+EXTRA_DIST += tests/integration/opt_ranges.sh

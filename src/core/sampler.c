@@ -21,22 +21,6 @@
 #include <time.h>
 #include <unistd.h>
 
-double mb_now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-uint64_t mb_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /* Read a small file whole into buf (NUL-terminated). */
 static int read_file(const char *path, char *buf, size_t len)
 {
@@ -239,6 +223,49 @@ int mb_smt_active(bool *out)
 		return 0;
 	}
 	return MB_EUNSUPPORTED;
+}
+
+int mb_machine_string(char *buf, size_t len)
+{
+	char model[256] = "n/a", line[512];
+	double mem_gib = 0;
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	if (f) {
+		while (fgets(line, sizeof(line), f)) {
+			/* x86: "model name"; arm64 and others: "Hardware" or "CPU part" */
+			if (strncmp(line, "model name", 10) && strncmp(line, "Hardware", 8))
+				continue;
+			const char *c = strchr(line, ':');
+			if (!c)
+				continue;
+			c++;
+			while (*c == ' ' || *c == '\t')
+				c++;
+			snprintf(model, sizeof(model), "%.*s", (int)strcspn(c, "\n"), c);
+			break;
+		}
+		fclose(f);
+	}
+	f = fopen("/proc/meminfo", "r");
+	if (f) {
+		unsigned long long kb;
+		while (fgets(line, sizeof(line), f))
+			if (sscanf(line, "MemTotal: %llu kB", &kb) == 1) {
+				mem_gib = (double)kb / 1048576.0;
+				break;
+			}
+		fclose(f);
+	}
+	int cpus = 0;
+	char cpu_s[32] = "n/a", mem_s[32] = "n/a";
+	if (mb_online_cpus(&cpus) == 0)
+		snprintf(cpu_s, sizeof(cpu_s), "%d", cpus);
+	if (mem_gib > 0)
+		snprintf(mem_s, sizeof(mem_s), "%.1f", mem_gib);
+	int n = snprintf(buf, len, "%s x %s CPUs, %s GiB", model, cpu_s, mem_s);
+	if (n < 0 || (size_t)n >= len)
+		return MB_ETOOBIG;
+	return 0;
 }
 
 int mb_platform_string(char *buf, size_t len)

@@ -14,30 +14,32 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "core/clock.h" /* the samplers' clock (mb_now_s, mb_now_ns) */
+
 struct mb_proc_sample {
-	double t;              /* monotonic seconds when taken */
-	double cpu_s;          /* user + system CPU seconds, all threads */
-	uint64_t vol_cs;       /* voluntary context switches, all threads */
-	uint64_t invol_cs;     /* involuntary context switches, all threads */
-	uint64_t vsize_bytes;  /* VmSize */
-	uint64_t rss_bytes;    /* VmRSS */
+	double t;	      /* monotonic seconds when taken */
+	double cpu_s;	      /* user + system CPU seconds, all threads */
+	uint64_t vol_cs;      /* voluntary context switches, all threads */
+	uint64_t invol_cs;    /* involuntary context switches, all threads */
+	uint64_t vsize_bytes; /* VmSize */
+	uint64_t rss_bytes;   /* VmRSS */
 	int threads;
 };
 
 struct mb_host_sample {
 	double t;
-	uint64_t busy_ticks;   /* user+nice+system+irq+softirq+steal */
-	uint64_t total_ticks;  /* busy + idle + iowait */
-	uint64_t ctxt;         /* context switches since boot */
+	uint64_t busy_ticks;  /* user+nice+system+irq+softirq+steal */
+	uint64_t total_ticks; /* busy + idle + iowait */
+	uint64_t ctxt;	      /* context switches since boot */
 };
 
 struct mb_proc_rates {
-	double cpu_pct;        /* cpu time / wall / online CPUs x 100 */
-	double cs_per_s;       /* (vol + invol) per second */
+	double cpu_pct;	 /* cpu time / wall / online CPUs x 100 */
+	double cs_per_s; /* (vol + invol) per second */
 };
 
 struct mb_host_rates {
-	double cpu_pct;        /* busy / total x 100 */
+	double cpu_pct; /* busy / total x 100 */
 	double cs_per_s;
 };
 
@@ -54,8 +56,9 @@ int mb_online_cpus(int *out);
 int mb_smt_active(bool *out);
 /* Kernel release and machine ("Linux 6.1.0 x86_64") for the header rows. */
 int mb_platform_string(char *buf, size_t len);
-/* Monotonic clock in seconds and in nanoseconds. */
-double mb_now_s(void);
-uint64_t mb_now_ns(void);
+/* The machine for the header rows: processor model, online processors and
+ * memory ("Intel(R) Xeon(R) ... x 2 CPUs, 23.5 GiB"), from /proc/cpuinfo and
+ * /proc/meminfo; "n/a" parts where they cannot be read. */
+int mb_machine_string(char *buf, size_t len);
 
 #endif

@@ -13,29 +13,32 @@
 #include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "core/counters.h"
+#include "core/mailbox.h"
+#include "core/threshold.h"
 
 /* X(ID, config key, label) -- in the published order. */
-#define MB_ACTION_TABLE(X)                                                     \
-	X(SEND_MAIL, "send_mail", "send mail")                                 \
-	X(PROCESS_INBOX, "process_inbox", "process inbox")                     \
-	X(BROWSE_MAIL, "browse_mail", "browse mail")                           \
-	X(CHECK_FREEBUSY, "check_free_busy", "check free/busy")                \
-	X(REQUEST_MEETING, "request_meeting", "request meeting")               \
-	X(MAKE_APPOINTMENT, "make_appointment", "make appointment")            \
-	X(BROWSE_CALENDAR, "browse_calendar", "browse calendar")               \
-	X(JOURNAL_APPS, "journal_applications", "journal applications")        \
-	X(LOGOFF, "logoff", "logoff")                                          \
-	X(BROWSE_CONTACTS, "browse_contacts", "browse contacts")               \
+#define MB_ACTION_TABLE(X)                                                                         \
+	X(SEND_MAIL, "send_mail", "send mail")                                                     \
+	X(PROCESS_INBOX, "process_inbox", "process inbox")                                         \
+	X(BROWSE_MAIL, "browse_mail", "browse mail")                                               \
+	X(CHECK_FREEBUSY, "check_free_busy", "check free/busy")                                    \
+	X(REQUEST_MEETING, "request_meeting", "request meeting")                                   \
+	X(MAKE_APPOINTMENT, "make_appointment", "make appointment")                                \
+	X(BROWSE_CALENDAR, "browse_calendar", "browse calendar")                                   \
+	X(JOURNAL_APPS, "journal_applications", "journal applications")                            \
+	X(LOGOFF, "logoff", "logoff")                                                              \
+	X(BROWSE_CONTACTS, "browse_contacts", "browse contacts")                                   \
 	X(CREATE_CONTACT, "create_contact", "create contact")
 
 enum mb_action_id {
 #define MB_X_AID(id, key, label) MB_A_##id,
 	MB_ACTION_TABLE(MB_X_AID)
 #undef MB_X_AID
-	MB_ACTION_COUNT
+	    MB_ACTION_COUNT
 };
 
 struct mb_action_def {
@@ -55,41 +58,52 @@ enum mb_client_mode { MB_MODE_ONLINE = 0, MB_MODE_CACHED = 1 };
 
 /* One published result column (e.g. "(b) Windows 2000 SP3, Exchange 2003"). */
 struct mb_published_column {
-	char id[16];                 /* "a", "b", ... */
+	char id[16];		     /* "a", "b", ... */
 	char heading[MB_TEXT_MAX];   /* the published column heading */
 	char platform[MB_TEXT_MAX];  /* header row: server platform */
 	char engine[MB_TEXT_MAX];    /* header row: server software */
 	char client[MB_TEXT_MAX];    /* header row: client software and mode */
-	bool smt;                    /* header row: Hyper-Threading on */
+	bool smt;		     /* header row: Hyper-Threading on */
 	char client_os[MB_TEXT_MAX]; /* header row: client operating system */
 	/* one value per published counter; has[] false where none was published */
 	double value[MB_PUBLISHED_COUNT];
 	bool has[MB_PUBLISHED_COUNT];
 };
 
-/* A pass/fail threshold on one counter. */
-enum mb_cmp { MB_CMP_NONE = 0, MB_CMP_LT, MB_CMP_LE, MB_CMP_GT, MB_CMP_GE };
-struct mb_threshold {
-	enum mb_cmp cmp;
-	double value;
+/* One kind of message of a message mix (scenario key message_mix.init or
+ * message_mix.send): a body of a content kind (core/content.h) and size,
+ * attachments of one kind and size, a weight among the mix's kinds, and
+ * where the figures come from ("calibrated ..." when chosen to match a
+ * published figure).  Sizes are means; core/mix.h draws them. */
+#define MB_MIX_MAX 16
+#define MB_MIX_MAX_ATTACH 8
+struct mb_mix_kind {
+	char name[MB_NAME_MAX];
+	char body[16]; /* content kind of the body: text, rtf, html */
+	double body_kb;
+	int attachments;     /* 0 .. MB_MIX_MAX_ATTACH */
+	char attachment[16]; /* content kind of each attachment */
+	double attachment_kb;
+	double weight;
+	char source[MB_TEXT_MAX];
 };
 
 /* Scenarios 1 and 2 (and user files that include them). */
 struct mb_scenario {
-	char name[MB_NAME_MAX];      /* "online", "cached", or the file stem */
-	char title[MB_TEXT_MAX];     /* "Scenario 1: Outlook online" */
-	char path[MB_PATH_MAX];      /* the file it was loaded from */
-	int number;                  /* 1 or 2 */
+	char name[MB_NAME_MAX];	 /* "online", "cached", or the file stem */
+	char title[MB_TEXT_MAX]; /* "Scenario 1: Outlook online" */
+	char path[MB_PATH_MAX];	 /* the file it was loaded from */
+	int number;		 /* 1 or 2 */
 	enum mb_client_mode mode;
 
 	/* topology */
-	int users;                   /* published topology: 8,000 (see run_users) */
+	int users; /* published topology: 8,000 (see run_users) */
 	int databases;
 	int storage_groups;
-	int db_cache_mb;             /* database cache at scale 1 */
-	double mailbox_mb;           /* average mailbox size at scale 1 */
-	int page_kb;                 /* 4, 8 or 32 */
-	int users_per_client;        /* published: 1,000 simulated clients per machine */
+	int db_cache_mb;      /* database cache at scale 1 */
+	double mailbox_mb;    /* average mailbox size at scale 1 */
+	int page_kb;	      /* 4, 8 or 32 */
+	int users_per_client; /* published: 1,000 simulated clients per machine */
 
 	/* published test bed (text, as published) */
 	char testbed_server[MB_TEXT_MAX];
@@ -98,23 +112,37 @@ struct mb_scenario {
 	char testbed_clients[MB_TEXT_MAX];
 
 	/* run defaults (overridden by the command line) */
-	int run_users;               /* users a run simulates by default here (--users) */
-	double scale;                /* scales mailbox contents and cache together */
-	double accel;                /* 8-hour-day acceleration factor */
-	bool compression;            /* LZ4 payload compression */
-	int compression_min_bytes;   /* payloads below this are not compressed */
-	double ramp_s;               /* logon ramp-up */
+	int run_users;		   /* users a run simulates by default here (--users) */
+	double scale;		   /* scales mailbox contents and cache together */
+	double accel;		   /* 8-hour-day acceleration factor */
+	bool compression;	   /* LZ4 payload compression */
+	int compression_min_bytes; /* payloads below this are not compressed */
+	double run_cache_mb;	   /* database cache, MiB; 0: the published ratio */
+	int run_seed;		   /* load engine's random seed */
+	double ramp_s;		   /* logon ramp-up */
 	double duration_s;
 	double warmup_s;
 
-	/* mailbox configuration */
-	int inbox_messages;
-	int deleted_items_messages;
-	int new_folders;
-	int messages_per_folder;
-	int calendar_appointments;
-	int contacts;
-	int avg_message_kb;
+	/* the target: driver (src/load/target.h), and for an external one
+	 * where it listens, an accounts file and credentials */
+	char target_driver[MB_NAME_MAX];     /* "mbstore" (the embedded store), "null", ... */
+	char target_address[MB_TEXT_MAX];    /* ADDR:PORT; "" = the store the session starts */
+	char target_submission[MB_TEXT_MAX]; /* ADDR:PORT of a second connection (e.g. SMTP) */
+	char target_accounts[MB_PATH_MAX];   /* accounts file of an external target */
+	char target_user[MB_NAME_MAX];	     /* an account to check the target with */
+	char target_password[MB_NAME_MAX];
+
+	/* mailbox configuration (at scale 1) */
+	struct mb_mailbox_profile mailbox;
+
+	/* message mix: the initialised mailboxes' messages and the messages
+	 * users send (empty: plain text of avg_message_kb), and the share of
+	 * opened messages whose attachments the user opens */
+	int mix_init_count;
+	struct mb_mix_kind mix_init[MB_MIX_MAX];
+	int mix_send_count;
+	struct mb_mix_kind mix_send[MB_MIX_MAX];
+	double open_attachment_pct;
 
 	/* distribution lists */
 	int dl_per_site;
@@ -129,7 +157,7 @@ struct mb_scenario {
 
 	/* published results */
 	char results_title[MB_TEXT_MAX]; /* "Scenario 1 results: Outlook online (8,000 users)" */
-	char results_note[MB_TEXT_MAX];  /* what the source said about the columns */
+	char results_note[MB_TEXT_MAX];	 /* what the source said about the columns */
 	int column_count;
 	struct mb_published_column columns[MB_MAX_COLUMNS];
 
@@ -156,25 +184,25 @@ struct mb_storage_cfg {
 	int page_kb;
 	double db_size_gb;
 	int databases;
-	int thread_count;                      /* entries in threads[] */
-	int threads[MB_STORAGE_MAX_THREADS];   /* the sweep, e.g. 4, 8, 12 */
-	double duration_s;                     /* per thread count */
+	int thread_count;		     /* entries in threads[] */
+	int threads[MB_STORAGE_MAX_THREADS]; /* the sweep, e.g. 4, 8, 12 */
+	double duration_s;		     /* per thread count */
 	double warmup_s;
-	char mode[16];                         /* "transactions" or "io" */
-	char type[16];                         /* "performance", "soft-recovery", "checksum" */
+	char mode[16]; /* "transactions" or "io" */
+	char type[16]; /* "performance", "soft-recovery", "checksum" */
 	int db_cache_mb;
 	/* Jetstress mix, percent of transactions */
 	double insert_pct, replace_pct, delete_pct, seek_pct;
 	double lazy_commit_pct;
 	/* I/O mode mix */
-	double read_pct;                       /* of database I/Os */
+	double read_pct; /* of database I/Os */
 	int log_segment_kb;
 	/* pass/fail */
-	double db_read_avg_ms_max;             /* default 20 */
-	double log_write_avg_ms_max;           /* default 10 */
+	double db_read_avg_ms_max;   /* default 20 */
+	double log_write_avg_ms_max; /* default 10 */
 	/* published reference rows */
 	char ref_heading[MB_TEXT_MAX];
-	char ref_notes[MB_TEXT_MAX];           /* how the reference was measured */
+	char ref_notes[MB_TEXT_MAX]; /* how the reference was measured */
 	int ref_count;
 	struct mb_storage_ref ref[MB_STORAGE_MAX_REF];
 };
@@ -182,10 +210,17 @@ struct mb_storage_cfg {
 /* Where a load failed: "FILE:LINE: FIELD: message". */
 struct mb_cfg_error {
 	char file[MB_PATH_MAX];
-	int line;                    /* 0 when not known */
+	int line; /* 0 when not known */
 	char field[128];
 	char message[256];
 };
+/* The target check of `mailbench scenario show` (the driver registry lives
+ * in the load engine, above core; the program sets this): 0 when the
+ * scenario's target.driver is known, and the actions it cannot run in
+ * *unsupported (bit per action); MB_ENOTFOUND otherwise. */
+typedef int (*mb_scenario_target_fn)(const struct mb_scenario *sc, uint32_t *unsupported);
+extern mb_scenario_target_fn mb_scenario_target_check;
+
 /* Format an error as "file:line: field: message" into buf. */
 void mb_cfg_error_format(const struct mb_cfg_error *e, char *buf, size_t len);
 
@@ -194,6 +229,10 @@ int mb_scenario_resolve(const char *name, char *path, size_t len);
 /* The directory scenarios are read from (MAILBENCH_SCENARIOS, the source
  * tree when run from the build tree, or the installed data directory). */
 const char *mb_scenario_dir(void);
+/* Where the installed data SUB (scenarios, vendor) lives: $ENV_NAME when
+ * set, the source tree's SUB when the program runs from the build tree,
+ * else PKGDATADIR/SUB.  0 or MB_ETOOBIG. */
+int mb_share_dir(const char *env_name, const char *sub, char *buf, size_t len);
 
 /* Load and validate a scenario (1 or 2 style). MB_ECONFIG fills err.
  * NAME goes through mb_scenario_resolve.  A file may start from another
@@ -202,13 +241,6 @@ const char *mb_scenario_dir(void);
 int mb_scenario_load(const char *name, struct mb_scenario *out, struct mb_cfg_error *err);
 /* Load and validate the storage-test settings. */
 int mb_storage_cfg_load(const char *name, struct mb_storage_cfg *out, struct mb_cfg_error *err);
-
-/* Parse "< 80", "<= 1000", "> 5", ">= 0.5" (spaces optional). */
-int mb_threshold_parse(const char *text, struct mb_threshold *out);
-/* "< 80" etc. into buf; "" for MB_CMP_NONE. */
-void mb_threshold_format(const struct mb_threshold *t, char *buf, size_t len);
-/* True when value satisfies t (always true for MB_CMP_NONE). */
-bool mb_threshold_ok(const struct mb_threshold *t, double value);
 
 /* Every field of a loaded scenario / storage file as JSON, nested like the
  * file (new reference; published values not published are null). */

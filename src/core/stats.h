@@ -33,12 +33,12 @@ struct mb_stats_msg {
 	char src[32];
 	long pid;
 	uint64_t seq;
-	double t;                          /* sender's monotonic seconds */
-	double dt;                         /* window length, seconds */
+	double t;  /* sender's monotonic seconds */
+	double dt; /* window length, seconds */
 	double value[MB_COUNTER_COUNT];
 	bool has[MB_COUNTER_COUNT];
 	bool end;
-	json_t *root;                      /* the whole object (borrowed: valid in the callback) */
+	json_t *root; /* the whole object (borrowed: valid in the callback) */
 };
 
 /* ---- writer (in the child) ---- */
@@ -49,8 +49,8 @@ void mb_stats_writer_destroy(struct mb_stats_writer *w);
  * ("h", may be NULL) and extra object ("x", may be NULL); the json_t
  * arguments are borrowed.  Blocking write of the whole line; MB_ECLOSED when
  * the supervisor is gone (EPIPE). */
-int mb_stats_write(struct mb_stats_writer *w, double dt, const double *value,
-		   const bool *has, json_t *hists, json_t *extra);
+int mb_stats_write(struct mb_stats_writer *w, double dt, const double *value, const bool *has,
+		   json_t *hists, json_t *extra);
 int mb_stats_write_end(struct mb_stats_writer *w);
 
 /* ---- reader (in the supervisor) ---- */

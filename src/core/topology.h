@@ -1,5 +1,7 @@
 /* topology.h: the topology file DATA/topology.json (users, passwords,
- * distribution lists, which database holds which mailbox, scale).
+ * distribution lists, which database holds which mailbox, scale), and the
+ * accounts file DATA/accounts.json (users, passwords, lists only: what a
+ * target other than the embedded store is given).
  *
  * Written by `mailbench init`, read by the store (credentials, placement,
  * lists), the load engine (who logs on with what, whom to send to) and the
@@ -16,8 +18,11 @@
 #ifndef MB_CORE_TOPOLOGY_H
 #define MB_CORE_TOPOLOGY_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "core/mailbox.h"
 
 #define MB_TOPO_NAME_MAX 64
 #define MB_TOPO_PASSWORD_MAX 64
@@ -25,40 +30,38 @@
 #define MB_TOPO_KEY_LEN 32
 
 struct mb_topo_user {
-	char name[MB_TOPO_NAME_MAX];          /* logon name, e.g. "user0001" */
-	char password[MB_TOPO_PASSWORD_MAX];  /* generated; for the load engine */
-	uint8_t salt[MB_TOPO_SALT_LEN];       /* PBKDF2 salt */
-	uint8_t key[MB_TOPO_KEY_LEN];         /* PBKDF2-HMAC-SHA-256(password, salt) */
-	uint32_t iterations;                  /* PBKDF2 iterations */
-	uint32_t mailbox;                     /* mailbox id = index + 1 */
-	int sg;                               /* storage group, 1.. */
-	int db;                               /* database, 1.. (global) */
+	char name[MB_TOPO_NAME_MAX];	     /* logon name, e.g. "user0001" */
+	char password[MB_TOPO_PASSWORD_MAX]; /* generated; for the load engine */
+	uint8_t salt[MB_TOPO_SALT_LEN];	     /* PBKDF2 salt */
+	uint8_t key[MB_TOPO_KEY_LEN];	     /* PBKDF2-HMAC-SHA-256(password, salt) */
+	uint32_t iterations;		     /* PBKDF2 iterations */
+	uint32_t mailbox;		     /* mailbox id = index + 1 */
+	int sg;				     /* storage group, 1.. */
+	int db;				     /* database, 1.. (global) */
 };
 
 struct mb_topo_list {
-	char name[MB_TOPO_NAME_MAX];          /* e.g. "list001" */
+	char name[MB_TOPO_NAME_MAX]; /* e.g. "list001" */
 	int nmembers;
-	uint32_t *members;                    /* user indices (0-based) */
+	uint32_t *members; /* user indices (0-based) */
 };
 
 /* Everything about the data set besides users and lists. */
 struct mb_topo_info {
-	char scenario[MB_TOPO_NAME_MAX];      /* scenario name at init */
-	double scale;                         /* mailbox contents and cache scale */
+	char scenario[MB_TOPO_NAME_MAX]; /* scenario name at init */
+	double scale;			 /* mailbox contents and cache scale */
 	int page_kb;
 	int storage_groups;
 	int databases;
-	int db_cache_mb;                      /* scaled database cache for the store */
-	/* mailbox configuration after scaling */
-	int inbox_messages;
-	int deleted_items_messages;
-	int new_folders;
-	int messages_per_folder;
-	int calendar_appointments;
-	int contacts;
-	int avg_message_kb;
-	double created;                       /* Unix time of init */
-	char log_dir[4096];                   /* --log-dir of init; "" = DATA/sgN/log */
+	int db_cache_mb;		   /* scaled database cache for the store */
+	struct mb_mailbox_profile mailbox; /* after scaling */
+	double created;			   /* Unix time of init */
+	char log_dir[4096];		   /* --log-dir of init; "" = DATA/sgN/log */
+	/* per-data-directory secret made at init (random): the store derives
+	 * the salts it answers for unknown user names from it, so names cannot
+	 * be told from non-names by anyone without the file */
+	bool has_secret;
+	uint8_t secret[32];
 };
 
 struct mb_topology;
@@ -86,7 +89,13 @@ int mb_topology_find_list(const struct mb_topology *t, const char *name, size_t 
 
 /* Write atomically to path (mode 0600). */
 int mb_topology_write(const struct mb_topology *t, const char *path);
-/* Read and validate; on MB_ECONFIG/MB_EIO err gets "path: field: message". */
+/* Write the accounts file (DATA/accounts.json): "kind": "accounts", the
+ * users (name, password), the lists and the mailbox shape, without the
+ * store's placement and verifiers: what an external target is given. */
+int mb_topology_write_accounts(const struct mb_topology *t, const char *path);
+/* Read and validate a topology or an accounts file (an accounts file has
+ * one database, scale 1, no verifiers); on MB_ECONFIG/MB_EIO err gets
+ * "path: field: message". */
 int mb_topology_read(const char *path, struct mb_topology **out, char *err, size_t errlen);
 
 /* Database file path: DATA/sgN/dbMM.mdb. */

@@ -28,8 +28,10 @@
  * writes the COPY without the mutex, then calls write_done under it (the
  * frame turns clean only if no commit changed it meanwhile, modseq; a
  * failure counts in write_errors and sets cf->write_error, as before) and
- * frees the slot.  A frame stays dirty until its write is done, so a
- * checkpoint's cache_file_flush (which waits while a frame is writing)
+ * frees the slot.  A database read or write that fails beyond retrying
+ * (EIO, EROFS: db_io_fatal in dbint.h) also puts the file's log in the
+ * ERROR state (log_fail); ENOSPC leaves the page dirty for a later try.  A frame stays dirty until
+ * its write is done, so a checkpoint's cache_file_flush (which waits while a frame is writing)
  * covers every in-flight write-back before it syncs the file.
  * (Giving internal pages an extra clock sweep was tried: no measurable
  * change once write-back keeps up, so eviction is plain CLOCK.)
@@ -55,6 +57,23 @@
 uint32_t mb_page_crc(const uint8_t *page, uint32_t size)
 {
 	return crc32_gzip_refl(0, page + 4, size - 4);
+}
+
+/* A database file failed beyond retrying (db_io_fatal): the group's log
+ * goes to the ERROR state, so the group is recovered from its log rather
+ * than checkpointed past pages that may not be on disk.  Lock not held. */
+static void cf_fail(struct cfile *cf, int r, const char *op, uint32_t pgno)
+{
+	char what[160];
+	const char *path = mb_file_path(cf->file);
+	const char *base = path ? strrchr(path, '/') : NULL;
+	snprintf(what, sizeof(what), "database %s failed: %s page %u", op,
+		 base	? base + 1
+		 : path ? path
+			: "?",
+		 pgno);
+	if (cf->log)
+		log_fail(cf->log, r, what);
 }
 
 void mb_page_seal(uint8_t *page, uint32_t size)
@@ -92,19 +111,26 @@ int mb_page_verify(const uint8_t *page, uint32_t size, uint32_t pgno, char *why,
 
 /* clock use count ceiling: a page hit this often survives this many sweeps */
 #define REF_MAX 5
-#define WRITER_BUF (32u << 10)
-/* write-back slots (pages chosen and copied, queued or being written) */
+#define WRITER_BUF (32u << 10) /* the largest page the lazy writer handles */
+/* write-back slots (runs of pages chosen and copied, queued or being
+ * written): a slot holds up to WB_RUN_BYTES of consecutive pages of one
+ * file, written with one I/O (a new message's long value is a run of new
+ * pages; one write per page cost a system call and, in a VM, an exit each) */
 #define WB_SLOTS 32
+#define WB_RUN_BYTES (128u << 10)
+#define WB_RUN_MAX (WB_RUN_BYTES / 4096)
 #define WB_THREADS_MAX WB_SLOTS
 
-/* one page on its way from the lazy writer to a write-back thread */
+/* consecutive pages on their way from the lazy writer to a write-back thread */
 struct wb_slot {
-	uint8_t *buf;	      /* WRITER_BUF bytes, MB_IO_ALIGN aligned */
-	struct frame *f;      /* pinned, writing */
+	uint8_t *buf;		     /* WB_RUN_BYTES, MB_IO_ALIGN aligned */
+	struct frame *f[WB_RUN_MAX]; /* pinned, writing */
+	uint64_t seq[WB_RUN_MAX];
+	bool held[WB_RUN_MAX];
+	int n;
 	struct mb_file *file; /* captured under the lock */
-	uint64_t off, seq;
-	uint32_t size;
-	bool held;
+	uint64_t off;
+	uint32_t size; /* of one page */
 };
 
 struct mb_cache {
@@ -133,7 +159,8 @@ struct mb_cache {
 
 static size_t hslot(const struct mb_cache *c, uint32_t id, uint32_t pgno)
 {
-	uint64_t h = ((uint64_t)id * 0x9E3779B97F4A7C15ull) ^ ((uint64_t)pgno * 0xC2B2AE3D27D4EB4Full);
+	uint64_t h =
+	    ((uint64_t)id * 0x9E3779B97F4A7C15ull) ^ ((uint64_t)pgno * 0xC2B2AE3D27D4EB4Full);
 	h ^= h >> 29;
 	return (size_t)h & c->hmask;
 }
@@ -236,7 +263,7 @@ int mb_cache_create_ex(uint64_t bytes, unsigned writers, struct mb_cache **out)
 	c->hash = calloc(nb, sizeof(*c->hash));
 	c->hmask = nb - 1;
 	for (int i = 0; i < WB_SLOTS; i++) {
-		c->slot[i].buf = mb_io_alloc(WRITER_BUF);
+		c->slot[i].buf = mb_io_alloc(WB_RUN_BYTES);
 		c->freel[i] = i;
 	}
 	c->nfree = WB_SLOTS;
@@ -468,6 +495,8 @@ int cache_get(struct cfile *cf, uint32_t pgno, int mode, struct frame **out, cha
 			f->pins = 0;
 			pthread_cond_broadcast(&c->cond);
 			pthread_mutex_unlock(&c->lock);
+			if (db_io_fatal(r))
+				cf_fail(cf, r, "read", pgno);
 			return r;
 		}
 		c->st.reads++;
@@ -562,20 +591,40 @@ static void write_done(struct mb_cache *c, struct frame *f, bool was_held, uint6
 	}
 }
 
-/* Queue a dirty frame for write-back (lock held, a slot free): copy its
- * committed image into the slot; the frame stays pinned and writing until
- * a write-back thread has written the copy (wb_main). */
+/* May the lazy writer write frame f now (lock held)? */
+static bool wb_eligible(const struct mb_cache *c, const struct frame *f)
+{
+	if (!f->cf || !f->dirty || f->writing || f->reading || f->txn_held || f->size > WRITER_BUF)
+		return false;
+	if (f->lsn > atomic_load(f->cf->durable_lsn))
+		return false;
+	/* hot page: let it absorb more changes first */
+	return !(f->ref && !c->starved && c->dirty_bytes < c->limit / 2);
+}
+
+/* Queue a dirty frame for write-back (lock held, a slot free), with the
+ * eligible dirty pages that follow it in its file: copy their committed
+ * images into the slot; the frames stay pinned and writing until a
+ * write-back thread has written the copy (wb_main). */
 static void wb_enqueue(struct mb_cache *c, struct frame *f)
 {
 	int i = c->freel[--c->nfree];
 	struct wb_slot *w = &c->slot[i];
-	w->held = f->txn_held;
-	w->seq = f->modseq;
-	copy_for_write(f, w->buf);
-	w->f = f;
 	w->file = f->cf->file;
 	w->size = f->size;
 	w->off = (uint64_t)f->pgno * f->size;
+	w->n = 0;
+	int max = (int)(WB_RUN_BYTES / f->size);
+	for (struct frame *g = f; g && w->n < max; g = hfind(c, f->cf, g->pgno + 1)) {
+		if (g != f && (!wb_eligible(c, g) || g->size != f->size))
+			break;
+		w->held[w->n] = g->txn_held;
+		w->seq[w->n] = g->modseq;
+		copy_for_write(g, w->buf + (size_t)w->n * f->size);
+		w->f[w->n++] = g;
+		if (g->pgno == UINT32_MAX)
+			break;
+	}
 	c->queue[(c->qhead + c->nqueued) % WB_SLOTS] = i;
 	c->nqueued++;
 }
@@ -599,11 +648,17 @@ static void *wb_main(void *arg)
 		c->nqueued--;
 		struct wb_slot *w = &c->slot[i];
 		pthread_mutex_unlock(&c->lock);
-		mb_page_seal(w->buf, w->size);
-		int r = mb_file_write(w->file, w->buf, w->size, w->off);
+		for (int k = 0; k < w->n; k++)
+			mb_page_seal(w->buf + (size_t)k * w->size, w->size);
+		int r = mb_file_write(w->file, w->buf, (size_t)w->n * w->size, w->off);
+		if (db_io_fatal(r)) /* the frames are pinned: their cf stays */
+			cf_fail(w->f[0]->cf, r, "write", (uint32_t)(w->off / w->size));
 		pthread_mutex_lock(&c->lock);
-		write_done(c, w->f, w->held, w->seq, r);
-		w->f = NULL;
+		for (int k = 0; k < w->n; k++) {
+			write_done(c, w->f[k], w->held[k], w->seq[k], r);
+			w->f[k] = NULL;
+		}
+		w->n = 0;
 		w->file = NULL;
 		c->freel[c->nfree++] = i;
 		/* waiters on the frame (flush, remove, starved getters) */
@@ -641,15 +696,8 @@ static void *writer_main(void *arg)
 			if (c->whand >= c->nframes)
 				c->whand = 0;
 			struct frame *f = c->frames[c->whand++];
-			if (!f->cf || !f->dirty || f->writing || f->reading || f->txn_held ||
-			    f->size > WRITER_BUF)
+			if (!wb_eligible(c, f))
 				continue;
-			if (f->lsn > atomic_load(f->cf->durable_lsn))
-				continue;
-			if (f->ref && !c->starved && c->dirty_bytes < c->limit / 2) {
-				/* hot page: let it absorb more changes first */
-				continue;
-			}
 			wb_enqueue(c, f);
 			n++;
 		}
@@ -686,6 +734,44 @@ int cache_file_add(struct mb_cache *c, struct mb_file *f, uint32_t page_size, st
 	return 0;
 }
 
+/* A checkpoint's run of consecutive pages, copied and marked writing. */
+#define FLUSH_RUN_BYTES (1u << 20)
+struct flush_run {
+	uint8_t *buf;
+	struct frame **f;
+	uint64_t *seq;
+	bool *held;
+	uint32_t first;
+	size_t n, max;
+};
+
+static int cmp_pgno(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Write the run (lock not held) and finish its frames; *err keeps the first error. */
+static void run_write(struct mb_cache *c, struct cfile *cf, struct flush_run *run, int *err)
+{
+	if (!run->n)
+		return;
+	for (size_t k = 0; k < run->n; k++)
+		mb_page_seal(run->buf + k * cf->page_size, cf->page_size);
+	int r = mb_file_write(cf->file, run->buf, run->n * cf->page_size,
+			      (uint64_t)run->first * cf->page_size);
+	if (db_io_fatal(r))
+		cf_fail(cf, r, "write", run->first);
+	pthread_mutex_lock(&c->lock);
+	for (size_t k = 0; k < run->n; k++)
+		write_done(c, run->f[k], run->held[k], run->seq[k], r);
+	pthread_cond_broadcast(&c->cond);
+	pthread_mutex_unlock(&c->lock);
+	if (r < 0 && !*err)
+		*err = r;
+	run->n = 0;
+}
+
 int cache_file_flush(struct mb_cache *c, struct cfile *cf)
 {
 	/* the pages dirty now */
@@ -709,13 +795,29 @@ int cache_file_flush(struct mb_cache *c, struct cfile *cf)
 		pg[n++] = f->pgno;
 	}
 	pthread_mutex_unlock(&c->lock);
-	uint8_t *buf = mb_io_alloc(cf->page_size);
-	if (!buf) {
+	if (n == 0)
+		return 0;
+	/* in file order, runs of consecutive pages one write each */
+	qsort(pg, n, sizeof(*pg), cmp_pgno);
+	struct flush_run run;
+	memset(&run, 0, sizeof(run));
+	run.max = FLUSH_RUN_BYTES / cf->page_size;
+	run.buf = mb_io_alloc(FLUSH_RUN_BYTES);
+	run.f = calloc(run.max, sizeof(*run.f));
+	run.seq = calloc(run.max, sizeof(*run.seq));
+	run.held = calloc(run.max, sizeof(*run.held));
+	if (!run.buf || !run.f || !run.seq || !run.held) {
+		mb_io_free(run.buf);
+		free(run.f);
+		free(run.seq);
+		free(run.held);
 		free(pg);
 		return MB_ENOMEM;
 	}
 	int err = 0;
 	for (size_t i = 0; i < n; i++) {
+		if (run.n && (pg[i] != run.first + run.n || run.n == run.max))
+			run_write(c, cf, &run, &err);
 		pthread_mutex_lock(&c->lock);
 		struct frame *f = hfind(c, cf, pg[i]);
 		while (f && f->writing) {
@@ -732,6 +834,7 @@ int cache_file_flush(struct mb_cache *c, struct cfile *cf)
 		uint64_t lsn = f->txn_held ? rd64(f->before + PG_OFF_LSN) : f->lsn;
 		if (lsn > atomic_load(cf->durable_lsn)) {
 			pthread_mutex_unlock(&c->lock);
+			run_write(c, cf, &run, &err); /* never wait with frames held */
 			int r = log_wait(cf->log, lsn);
 			if (r < 0) {
 				err = err ? err : r;
@@ -740,20 +843,19 @@ int cache_file_flush(struct mb_cache *c, struct cfile *cf)
 			i--; /* retry this page */
 			continue;
 		}
-		bool held = f->txn_held;
-		uint64_t seq = f->modseq;
-		copy_for_write(f, buf);
+		if (!run.n)
+			run.first = pg[i];
+		run.held[run.n] = f->txn_held;
+		run.seq[run.n] = f->modseq;
+		copy_for_write(f, run.buf + (size_t)run.n * cf->page_size);
+		run.f[run.n++] = f;
 		pthread_mutex_unlock(&c->lock);
-		mb_page_seal(buf, cf->page_size);
-		int r = mb_file_write(cf->file, buf, cf->page_size, (uint64_t)pg[i] * cf->page_size);
-		pthread_mutex_lock(&c->lock);
-		write_done(c, f, held, seq, r);
-		pthread_cond_broadcast(&c->cond);
-		pthread_mutex_unlock(&c->lock);
-		if (r < 0 && !err)
-			err = r;
 	}
-	mb_io_free(buf);
+	run_write(c, cf, &run, &err);
+	mb_io_free(run.buf);
+	free(run.f);
+	free(run.seq);
+	free(run.held);
 	free(pg);
 	return err;
 }

@@ -20,6 +20,8 @@
 
 #include "core/error.h"
 #include "db/dbint.h"
+#include "db/group.h"
+#include "db/pager.h"
 
 struct ck {
 	struct mb_db *db;
@@ -261,7 +263,9 @@ static void check_tree(struct ck *k, const char *name, uint32_t root, bool catal
 }
 
 struct names {
-	struct { char name[MB_TREE_NAME_MAX + 1]; } *e;
+	struct {
+		char name[MB_TREE_NAME_MAX + 1];
+	} * e;
 	size_t n, cap;
 };
 
@@ -288,8 +292,8 @@ int mb_db_check(struct mb_db *db, mb_check_cb cb, void *arg, struct mb_check_rep
 		return MB_ECORRUPT;
 	k.npages = rd32(h->data + HP_OFF_PAGECOUNT);
 	uint32_t fhead = rd32(h->data + HP_OFF_FREEHEAD), fcount = rd32(h->data + HP_OFF_FREECOUNT);
-	bool hdr_ok = h->data[PG_OFF_TYPE] == PT_HEADER &&
-		      rd32(h->data + HP_OFF_PAGESIZE) == db->page_size;
+	bool hdr_ok =
+	    h->data[PG_OFF_TYPE] == PT_HEADER && rd32(h->data + HP_OFF_PAGESIZE) == db->page_size;
 	cache_put(h);
 	if (!hdr_ok) {
 		prob(&k, "page 0: bad database header");
@@ -309,7 +313,7 @@ int mb_db_check(struct mb_db *db, mb_check_cb cb, void *arg, struct mb_check_rep
 		prob(&k, "cannot read the catalog: %s", mb_strerror(r));
 	for (size_t i = 0; i < col.n; i++) {
 		uint32_t root;
-		r = cat_lookup(db, col.e[i].name, &root);
+		r = mb__cat_lookup(db, col.e[i].name, &root);
 		if (r < 0) {
 			prob(&k, "catalog entry '%s': %s", col.e[i].name, mb_strerror(r));
 			continue;
@@ -432,8 +436,8 @@ static int name_cmp(const void *a, const void *b)
 }
 
 /* sorted entries of dir that satisfy pick */
-static int list_dir(const char *dir, bool (*pick)(const char *dir, const char *name),
-		    char ***out, size_t *n)
+static int list_dir(const char *dir, bool (*pick)(const char *dir, const char *name), char ***out,
+		    size_t *n)
 {
 	DIR *d = opendir(dir);
 	if (!d)
@@ -461,10 +465,7 @@ static int list_dir(const char *dir, bool (*pick)(const char *dir, const char *n
 	return 0;
 }
 
-static bool pick_mdb(const char *dir, const char *name)
-{
-	return has_suffix(name, ".mdb");
-}
+static bool pick_mdb(const char *dir, const char *name) { return has_suffix(name, ".mdb"); }
 
 static bool pick_group(const char *dir, const char *name)
 {
@@ -503,7 +504,10 @@ static int check_group(const char *dir, const char *log_dir, uint32_t cache_mb, 
 	struct mb_sg *sg;
 	int r = mb_sg_open(&o, &sg);
 	if (r < 0) {
-		if (r == MB_EBUSY)
+		/* a disk that cannot be written (full, read-only, no permission) or
+		 * a shortage is a runtime failure, not damage: the caller names it */
+		if (r == MB_EBUSY || r == MB_ENOSPC || r == MB_EROFS || r == MB_EACCES ||
+		    r == MB_EMFILE || r == MB_ENOMEM)
 			return r;
 		report_line(cb, arg, rep, "%s: cannot open the storage group: %s", dir,
 			    mb_strerror(r));
@@ -549,8 +553,9 @@ int mb_db_check_dir(const char *dir, const char *log_root, uint32_t cache_mb, mb
 			snprintf(p, sizeof(p), "%s/%s", dir, names[i]);
 			if (log_root)
 				snprintf(lp, sizeof(lp), "%s/%s", log_root, names[i]);
-			int r2 = r < 0 ? 0
-				       : check_group(p, log_root ? lp : NULL, cache_mb, cb, arg, rep);
+			int r2 = r < 0
+				     ? 0
+				     : check_group(p, log_root ? lp : NULL, cache_mb, cb, arg, rep);
 			if (r2 < 0 && r == 0)
 				r = r2;
 			free(names[i]);

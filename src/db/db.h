@@ -61,7 +61,9 @@
  *   mb_db_commit_async returns at once (the transaction is closed, the next
  *   one may begin) and calls cb(arg, status) when the record is durable
  *   (status 0) or can never be (status < 0).  Commits complete in log order.
- *   After a failed log write or sync the group is in the ERROR state: every
+ *   After a failed log write or sync, or a database read, write or sync
+ *   that fails beyond retrying (EIO, EROFS, any failed fsync; ENOSPC on a
+ *   page write is retried), the group is in the ERROR state: every
  *   later commit fails with MB_ERDONLY (and pending ones with the I/O error);
  *   close and reopen the group to recover to the last durable state.
  *   Abort restores the pages as they were at begin.
@@ -105,10 +107,10 @@ struct mb_tree;
 struct mb_cursor;
 
 #define MB_PAGE_SIZE_DEFAULT 32768
-#define MB_KEY_MAX 512                       /* bytes */
-#define MB_VALUE_MAX (64u << 20)             /* bytes */
-#define MB_TREE_NAME_MAX 64                  /* bytes, without the NUL */
-#define MB_LOG_SEGMENT_SIZE (1u << 20)       /* bytes per log segment file */
+#define MB_KEY_MAX 512		       /* bytes */
+#define MB_VALUE_MAX (64u << 20)       /* bytes */
+#define MB_TREE_NAME_MAX 64	       /* bytes, without the NUL */
+#define MB_LOG_SEGMENT_SIZE (1u << 20) /* bytes per log segment file */
 
 /* ---- growable value buffer: reuse one across gets to avoid mallocs ---- */
 struct mb_val {
@@ -116,7 +118,10 @@ struct mb_val {
 	size_t len; /* bytes of the value */
 	size_t cap;
 };
-#define MB_VAL_INIT {NULL, 0, 0}
+#define MB_VAL_INIT                                                                                \
+	{                                                                                          \
+		NULL, 0, 0                                                                         \
+	}
 void mb_val_free(struct mb_val *v);
 
 /* Big-endian key encoders (memcmp order == numeric order); return p + n. */
@@ -161,29 +166,30 @@ int mb_cache_create_ex(uint64_t bytes, unsigned writers, struct mb_cache **out);
 void mb_cache_destroy(struct mb_cache *c);
 
 struct mb_cache_stats {
-	uint64_t hits, misses;          /* page requests found / not found in the cache */
-	uint64_t reads, writes;         /* page I/Os issued by the cache (db file reads/writes) */
-	uint64_t evictions;             /* frames reused for another page */
-	uint64_t dirty_pages;           /* gauge: frames dirty now */
-	uint64_t frames;                /* gauge: frames allocated now */
-	uint64_t bytes_in_use;          /* gauge: bytes of allocated frames ("cache size") */
-	uint64_t bytes_limit;           /* the configured size */
-	uint64_t write_errors;          /* failed write-backs (pages stay dirty) */
+	uint64_t hits, misses; /* page requests found / not found in the cache */
+	uint64_t reads,
+	    writes;	       /* pages the cache read / wrote (a write may carry a run of pages) */
+	uint64_t evictions;    /* frames reused for another page */
+	uint64_t dirty_pages;  /* gauge: frames dirty now */
+	uint64_t frames;       /* gauge: frames allocated now */
+	uint64_t bytes_in_use; /* gauge: bytes of allocated frames ("cache size") */
+	uint64_t bytes_limit;  /* the configured size */
+	uint64_t write_errors; /* failed write-backs (pages stay dirty) */
 };
 void mb_cache_stats_get(struct mb_cache *c, struct mb_cache_stats *out);
 
 /* --------------------------- storage group --------------------------- */
 struct mb_sg_options {
-	const char *dir;           /* databases live here (required) */
-	const char *log_dir;       /* NULL: DIR/log */
-	struct mb_io *io;          /* NULL: a private mb_io over the POSIX vfs */
+	const char *dir;	   /* databases live here (required) */
+	const char *log_dir;	   /* NULL: DIR/log */
+	struct mb_io *io;	   /* NULL: a private mb_io over the POSIX vfs */
 	const struct mb_vfs *vfs;  /* with io == NULL: the vfs of the private io (NULL: POSIX) */
-	struct mb_cache *cache;    /* NULL: a private cache of cache_mb */
-	uint32_t cache_mb;         /* private cache size; default 64 */
+	struct mb_cache *cache;	   /* NULL: a private cache of cache_mb */
+	uint32_t cache_mb;	   /* private cache size; default 64 */
 	uint64_t checkpoint_bytes; /* log bytes between automatic checkpoints; default 32 MiB,
 				      UINT64_MAX: only explicit ones */
-	bool create;               /* create DIR and the log when missing */
-	bool no_direct;            /* buffered database I/O (default: O_DIRECT) */
+	bool create;		   /* create DIR and the log when missing */
+	bool no_direct;		   /* buffered database I/O (default: O_DIRECT) */
 };
 void mb_sg_options_init(struct mb_sg_options *o);
 
@@ -199,20 +205,25 @@ int mb_sg_checkpoint(struct mb_sg *sg);
 int mb_sg_flush(struct mb_sg *sg);
 /* 0, or the error that put the group in the ERROR state. */
 int mb_sg_error(const struct mb_sg *sg);
+/* What failed first, e.g. "log write or sync", "database read failed:
+ * db03.mdb page 17" ("" when in service). */
+void mb_sg_error_what(const struct mb_sg *sg, char *buf, size_t len);
 struct mb_io *mb_sg_io(struct mb_sg *sg);
 struct mb_cache *mb_sg_cache(struct mb_sg *sg);
 
 struct mb_sg_stats {
-	uint64_t commits;           /* transactions made durable */
-	uint64_t log_writes;        /* write I/Os to log segments (each followed by fdatasync) */
-	uint64_t log_bytes;         /* bytes of log written */
+	uint64_t commits;    /* transactions made durable */
+	uint64_t log_writes; /* write I/Os to log segments (each followed by fdatasync) */
+	uint64_t log_bytes;  /* bytes of log written */
 	uint64_t commits_per_write_x100; /* 100 * commits / log_writes (0 before the first) */
-	uint64_t durable_lsn;       /* log bytes durable so far (the LSN) */
-	uint64_t checkpoint_lsn;    /* redo start of the last checkpoint */
-	uint64_t checkpoint_depth;  /* durable_lsn - checkpoint_lsn, bytes */
-	uint64_t checkpoints;       /* checkpoints completed */
-	uint64_t recovered_records; /* log records replayed when the group opened */
-	uint64_t log_segments;      /* segment files present */
+	uint64_t durable_lsn;		 /* log bytes durable so far (the LSN) */
+	uint64_t checkpoint_lsn;	 /* redo start of the last checkpoint */
+	uint64_t checkpoint_depth;	 /* durable_lsn - checkpoint_lsn, bytes */
+	uint64_t checkpoints;		 /* checkpoints completed */
+	uint64_t recovered_records;	 /* log records replayed when the group opened */
+	uint64_t log_segments;		 /* segment files present */
+	uint64_t transient_waits;	 /* log writes that waited out a shortage of file
+					    descriptors or memory (never an ERROR state) */
 };
 void mb_sg_stats_get(struct mb_sg *sg, struct mb_sg_stats *out);
 /* dst += commit latencies (begin of commit .. durable), ns; take resets. */
@@ -222,7 +233,7 @@ void mb_sg_logwrite_hist_take(struct mb_sg *sg, struct mb_hist *dst);
 
 /* ----------------------------- database ------------------------------ */
 #define MB_DB_CREATE 0x01 /* create when missing */
-#define MB_DB_EXCL 0x02   /* with CREATE: MB_EEXIST when present */
+#define MB_DB_EXCL 0x02	  /* with CREATE: MB_EEXIST when present */
 
 /* name: a file name inside the group's DIR ("db01.mdb"), no slash.
  * page_size: 4096, 8192 or 32768 (0: MB_PAGE_SIZE_DEFAULT), used at creation;
@@ -265,7 +276,7 @@ int mb_tree_get(struct mb_tree *t, const void *key, size_t klen, struct mb_val *
 int mb_tree_get_len(struct mb_tree *t, const void *key, size_t klen, size_t *len);
 
 #define MB_PUT_NOOVERWRITE 0x01 /* MB_EEXIST when the key is present */
-#define MB_PUT_UPDATE 0x02      /* MB_ENOTFOUND when the key is absent */
+#define MB_PUT_UPDATE 0x02	/* MB_ENOTFOUND when the key is absent */
 int mb_tree_put(struct mb_tree *t, const void *key, size_t klen, const void *val, size_t vlen,
 		int flags);
 /* MB_ENOTFOUND when absent. */
@@ -282,14 +293,13 @@ int mb_cursor_range(struct mb_cursor *c, const void *lo, size_t lolen, const voi
 /* Positioning: 0, or MB_ENOTFOUND (no such key; the cursor is unpositioned). */
 int mb_cursor_first(struct mb_cursor *c);
 int mb_cursor_last(struct mb_cursor *c);
-int mb_cursor_seek(struct mb_cursor *c, const void *key, size_t klen);    /* first >= key */
+int mb_cursor_seek(struct mb_cursor *c, const void *key, size_t klen);	  /* first >= key */
 int mb_cursor_seek_le(struct mb_cursor *c, const void *key, size_t klen); /* last <= key */
 int mb_cursor_next(struct mb_cursor *c);
 int mb_cursor_prev(struct mb_cursor *c);
 /* The current key: pointer valid until the next call on the cursor or tree. */
 int mb_cursor_key(struct mb_cursor *c, const void **key, size_t *klen);
 int mb_cursor_value(struct mb_cursor *c, struct mb_val *out);
-int mb_cursor_value_len(struct mb_cursor *c, size_t *len);
 /* Delete the current entry; the cursor then sits before the next key, so
  * mb_cursor_next() moves to it. */
 int mb_cursor_del(struct mb_cursor *c);
@@ -298,11 +308,11 @@ int mb_cursor_del(struct mb_cursor *c);
 struct mb_check_report {
 	uint64_t groups, databases, trees;
 	uint64_t pages, free_pages, keys, long_values;
-	uint64_t bytes;                  /* database + log bytes read */
+	uint64_t bytes; /* database + log bytes read */
 	uint64_t log_segments, log_records;
-	uint64_t problems;               /* 0 when clean */
+	uint64_t problems; /* 0 when clean */
 	double seconds;
-	char first_problem[512];         /* "db01.mdb: tree 'messages': page 17: ..." */
+	char first_problem[512]; /* "db01.mdb: tree 'messages': page 17: ..." */
 };
 /* Called for each problem found (one line, no newline); may be NULL. */
 typedef void (*mb_check_cb)(void *arg, const char *msg);

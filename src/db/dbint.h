@@ -33,6 +33,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "core/error.h"
 #include "db/db.h"
 #include "db/io.h"
 
@@ -60,6 +61,7 @@ enum { PT_ZERO = 0, PT_HEADER = 1, PT_LEAF = 2, PT_INTERNAL = 3, PT_OVERFLOW = 4
 #define HP_OFF_FREEHEAD 48
 #define HP_OFF_FREECOUNT 52
 #define HP_OFF_CATALOG 56
+#define HP_OFF_BULK 60 /* u32: bulk builds committed (bulk.c) */
 #define CATALOG_ROOT 1
 
 static inline uint16_t rd16(const uint8_t *p)
@@ -80,18 +82,9 @@ static inline uint64_t rd64(const uint8_t *p)
 	memcpy(&v, p, 8);
 	return v;
 }
-static inline void wr16(uint8_t *p, uint16_t v)
-{
-	memcpy(p, &v, 2);
-}
-static inline void wr32(uint8_t *p, uint32_t v)
-{
-	memcpy(p, &v, 4);
-}
-static inline void wr64(uint8_t *p, uint64_t v)
-{
-	memcpy(p, &v, 8);
-}
+static inline void wr16(uint8_t *p, uint16_t v) { memcpy(p, &v, 2); }
+static inline void wr32(uint8_t *p, uint32_t v) { memcpy(p, &v, 4); }
+static inline void wr64(uint8_t *p, uint64_t v) { memcpy(p, &v, 8); }
 
 /* key order of the B+tree (and of its checker): bytewise, a prefix first */
 static inline int kcmp(const void *a, size_t al, const void *b, size_t bl)
@@ -112,19 +105,19 @@ bool mb_page_all_zero(const uint8_t *page, uint32_t size);
 
 /* ------------------------------ cache -------------------------------- */
 struct frame {
-	uint8_t *data;        /* page_size bytes, MB_IO_ALIGN aligned */
-	uint8_t *before;      /* committed image while txn_held */
-	struct cfile *cf;     /* NULL when the frame holds nothing */
+	uint8_t *data;	  /* page_size bytes, MB_IO_ALIGN aligned */
+	uint8_t *before;  /* committed image while txn_held */
+	struct cfile *cf; /* NULL when the frame holds nothing */
 	uint32_t pgno;
-	uint32_t size;        /* bytes of data */
+	uint32_t size; /* bytes of data */
 	int pins;
-	uint8_t ref;          /* clock use count 0..REF_MAX (cache.c) */
+	uint8_t ref; /* clock use count 0..REF_MAX (cache.c) */
 	bool valid, reading, writing, dirty, txn_held;
-	int error;            /* read failed (frame being dropped) */
-	uint64_t lsn;         /* page LSN of the content in data (committed part) */
-	uint64_t modseq;      /* bumps on each commit/apply to the page */
-	struct frame *hnext;  /* hash chain */
-	size_t slot;          /* index in the cache's frame vector */
+	int error;		/* read failed (frame being dropped) */
+	uint64_t lsn;		/* page LSN of the content in data (committed part) */
+	uint64_t modseq;	/* bumps on each commit/apply to the page */
+	struct frame *hnext;	/* hash chain */
+	size_t slot;		/* index in the cache's frame vector */
 	struct frame *txn_next; /* the owning transaction's list */
 };
 
@@ -135,7 +128,7 @@ struct cfile {
 	uint32_t id;
 	uint32_t page_size;
 	const _Atomic uint64_t *durable_lsn; /* WAL rule: write a page only when its LSN <= this */
-	struct mb_log *log;                  /* to force the log when a write-back waits on it */
+	struct mb_log *log;		     /* to force the log when a write-back waits on it */
 	int write_error;
 };
 
@@ -147,8 +140,8 @@ int cache_file_remove(struct mb_cache *c, struct cfile *cf);
 int cache_file_flush(struct mb_cache *c, struct cfile *cf);
 
 #define CG_READ 0
-#define CG_NEW 1        /* no read: the page is new (zero-filled unless cached) */
-#define CG_ALLOW_BAD 2  /* recovery: a page past EOF or failing its checksum reads as zeros */
+#define CG_NEW 1       /* no read: the page is new (zero-filled unless cached) */
+#define CG_ALLOW_BAD 2 /* recovery: a page past EOF or failing its checksum reads as zeros */
 /* Pin a page.  MB_ECORRUPT (why filled), MB_ERANGE (past end of file), I/O errors. */
 int cache_get(struct cfile *cf, uint32_t pgno, int mode, struct frame **out, char *why,
 	      size_t whylen);
@@ -162,6 +155,7 @@ void cache_txn_release(struct frame *fr, uint64_t lsn);
 
 /* ------------------------------- log --------------------------------- */
 struct mb_log;
+struct mb_bulk;
 int log_open(struct mb_io *io, const char *dir, struct mb_log **out);
 void log_close(struct mb_log *l);
 /* recovery reading: callback per valid record from lsn on; returns the end */
@@ -172,8 +166,8 @@ int log_scan(struct mb_log *l, uint64_t from, log_rec_cb cb, void *arg, uint64_t
 /* after the scan: start appending at end (zeroes the torn tail), start the writer */
 int log_start(struct mb_log *l, uint64_t end);
 /* append a record; *end = its end LSN (the page LSN of its pages) */
-int log_append(struct mb_log *l, uint32_t type, uint32_t count, const uint8_t *payload,
-	       size_t len, uint64_t *end);
+int log_append(struct mb_log *l, uint32_t type, uint32_t count, const uint8_t *payload, size_t len,
+	       uint64_t *end);
 /* the same, and cb(arg, status) on the writer thread once it is durable (or
  * can never be): registered atomically with the append */
 int log_append_cb(struct mb_log *l, uint32_t type, uint32_t count, const uint8_t *payload,
@@ -187,6 +181,17 @@ int log_wait_async(struct mb_log *l, uint64_t lsn, mb_commit_cb cb, void *arg, u
 void log_note_commit(struct mb_log *l, uint64_t t0);
 const _Atomic uint64_t *log_durable_ptr(struct mb_log *l);
 int log_error(struct mb_log *l);
+/* Put the log in the ERROR state with err (no-op when already there): every
+ * waiter gets err, later appends MB_ERDONLY; what names the failure. */
+void log_fail(struct mb_log *l, int err, const char *what);
+void log_error_what(struct mb_log *l, char *buf, size_t len);
+/* Is a database file error final for the group (log_fail) rather than
+ * retried?  ENOSPC (a full disk may empty) and shortages are retried. */
+static inline bool db_io_fatal(int r)
+{
+	return r < 0 && r != MB_ENOSPC && r != MB_ENOMEM && r != MB_EMFILE && r != MB_EAGAIN &&
+	       r != MB_ERANGE && r != MB_ECORRUPT;
+}
 /* checkpoint support */
 int log_read_checkpoint(struct mb_log *l, uint64_t *redo);
 int log_write_checkpoint(struct mb_log *l, uint64_t redo);
@@ -201,6 +206,9 @@ void log_write_hist_take(struct mb_log *l, struct mb_hist *dst);
 #define LOG_TXN 1
 
 /* ------------------------------ database ----------------------------- */
+/* close hooks of the layers built on the pager (pager.h db_on_close) */
+enum db_hook { DB_HOOK_BULK, DB_HOOK_TREES, DB_HOOKS };
+
 struct mb_db {
 	struct mb_sg *sg;
 	char *name;
@@ -208,34 +216,32 @@ struct mb_db {
 	struct mb_file *file;
 	struct cfile *cf;
 	uint32_t page_size;
-	bool recovery;        /* internal handle used by recovery */
+	bool recovery; /* internal handle used by recovery */
 	bool in_txn;
 	struct frame *txn_pages;
-	uint64_t modcount;    /* bumps on every write (cursors re-seek) */
-	uint8_t *scratch;     /* commit record / split buffers */
+	uint64_t modcount; /* bumps on every write (cursors re-seek) */
+	uint8_t *scratch;  /* commit record / split buffers */
 	size_t scratch_cap;
-	uint8_t *tmp;         /* one page of scratch for node rebuilds */
+	uint8_t *tmp; /* one page of scratch for node rebuilds */
 	struct mb_tree *trees;
+	struct mb_bulk *bulk; /* a bulk build in progress (bulk.c), or NULL */
 	struct mb_db *next;   /* group's list */
+	void (*close_hook[DB_HOOKS])(struct mb_db *db); /* run first by mb_db_close */
 	char errmsg[512];
 };
 
-/* pages, in the owner's transaction */
-int pg_get(struct mb_db *db, uint32_t pgno, struct frame **out);
-int pg_write(struct mb_db *db, struct frame *fr);
-int pg_alloc(struct mb_db *db, uint8_t type, struct frame **out);
-int pg_free(struct mb_db *db, uint32_t pgno);
-int db_seterr(struct mb_db *db, int code, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+/* pages, databases and groups: pager.h, group.h */
 
-/* group internals used by db.c and check.c */
-struct mb_log *sg_log(struct mb_sg *sg);
-const char *sg_dir(struct mb_sg *sg);
-int sg_for_each_db(struct mb_sg *sg, int (*fn)(void *arg, struct mb_db *db), void *arg);
+/* bulk build (bulk.c): the tree operations while db->bulk is set */
+int bulk_tree_put(struct mb_bulk *b, uint32_t root, const void *key, size_t klen, const void *val,
+		  size_t vlen, int flags);
+int bulk_tree_get(struct mb_bulk *b, uint32_t root, const void *key, size_t klen,
+		  struct mb_val *out, size_t *lenp);
+int bulk_tree_del(struct mb_bulk *b, uint32_t root, const void *key, size_t klen);
 
-/* btree internals used by check.c and db.c */
-int bt_create_root(struct mb_db *db, uint32_t *root);
-int bt_free_tree(struct mb_db *db, uint32_t root);
-int cat_lookup(struct mb_db *db, const char *name, uint32_t *root);
+/* btree internals used by check.c */
+int mb__bt_create_root(struct mb_db *db, uint32_t *root);
+int mb__bt_free_tree(struct mb_db *db, uint32_t root);
+int mb__cat_lookup(struct mb_db *db, const char *name, uint32_t *root);
 
 #endif

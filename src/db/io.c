@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/error.h"
@@ -28,13 +29,9 @@ static int px_open(void *ctx, const char *path, int oflags, mode_t mode, enum mb
 	return fd < 0 ? -errno : fd;
 }
 
-static int px_close(void *ctx, int fd)
-{
-	return close(fd) < 0 ? -errno : 0;
-}
+static int px_close(void *ctx, int fd) { return close(fd) < 0 ? -errno : 0; }
 
-static ssize_t px_pread(void *ctx, int fd, enum mb_file_kind kind, void *buf, size_t len,
-			off_t off)
+static ssize_t px_pread(void *ctx, int fd, enum mb_file_kind kind, void *buf, size_t len, off_t off)
 {
 	ssize_t n = pread(fd, buf, len, off);
 	return n < 0 ? -errno : n;
@@ -64,10 +61,7 @@ static int px_ftruncate(void *ctx, int fd, enum mb_file_kind kind, off_t len)
 	return ftruncate(fd, len) < 0 ? -errno : 0;
 }
 
-static int px_unlink(void *ctx, const char *path)
-{
-	return unlink(path) < 0 ? -errno : 0;
-}
+static int px_unlink(void *ctx, const char *path) { return unlink(path) < 0 ? -errno : 0; }
 
 static int px_rename(void *ctx, const char *from, const char *to)
 {
@@ -85,23 +79,20 @@ static int px_sync_dir(void *ctx, const char *dir)
 }
 
 static const struct mb_vfs posix_vfs = {
-	.ctx = NULL,
-	.open = px_open,
-	.close = px_close,
-	.pread = px_pread,
-	.pwrite = px_pwrite,
-	.sync = px_sync,
-	.fallocate = px_fallocate,
-	.ftruncate = px_ftruncate,
-	.unlink = px_unlink,
-	.rename = px_rename,
-	.sync_dir = px_sync_dir,
+    .ctx = NULL,
+    .open = px_open,
+    .close = px_close,
+    .pread = px_pread,
+    .pwrite = px_pwrite,
+    .sync = px_sync,
+    .fallocate = px_fallocate,
+    .ftruncate = px_ftruncate,
+    .unlink = px_unlink,
+    .rename = px_rename,
+    .sync_dir = px_sync_dir,
 };
 
-const struct mb_vfs *mb_vfs_posix(void)
-{
-	return &posix_vfs;
-}
+const struct mb_vfs *mb_vfs_posix(void) { return &posix_vfs; }
 
 /* ------------------------------ mb_io -------------------------------- */
 
@@ -144,10 +135,7 @@ struct mb_file {
 	char *path;
 };
 
-uint64_t mb_io_now_ns(void)
-{
-	return mb_now_ns();
-}
+uint64_t mb_io_now_ns(void) { return mb_now_ns(); }
 
 int mb_io_create(const struct mb_vfs *vfs, struct mb_io **out)
 {
@@ -185,10 +173,7 @@ void mb_io_destroy(struct mb_io *io)
 	free(io);
 }
 
-const struct mb_vfs *mb_io_vfs(const struct mb_io *io)
-{
-	return io->vfs;
-}
+const struct mb_vfs *mb_io_vfs(const struct mb_io *io) { return io->vfs; }
 
 static void record(struct mb_io *io, enum mb_file_kind k, enum mb_io_op op, uint64_t t0)
 {
@@ -264,15 +249,16 @@ int mb_io_open(struct mb_io *io, const char *path, int flags, enum mb_file_kind 
 		of |= O_TRUNC;
 	int fd;
 	if (flags & MB_IO_DIRECT) {
-		fd = io->vfs->open(io->vfs->ctx, path, of | O_DIRECT, 0644, kind);
+		fd = io->vfs->open(io->vfs->ctx, path, of | O_DIRECT, 0600, kind);
 		if (fd == -EINVAL) {
 			if (!atomic_exchange(&direct_notice_printed, 1))
-				fprintf(stderr,
-					"mailbench: notice: the file system of %s refuses O_DIRECT; "
-					"using buffered I/O with posix_fadvise instead (transfers may "
-					"be served by the page cache)\n",
-					path);
-			fd = io->vfs->open(io->vfs->ctx, path, of, 0644, kind);
+				fprintf(
+				    stderr,
+				    "mailbench: notice: the file system of %s refuses O_DIRECT; "
+				    "using buffered I/O with posix_fadvise instead (transfers may "
+				    "be served by the page cache)\n",
+				    path);
+			fd = io->vfs->open(io->vfs->ctx, path, of, 0600, kind);
 			if (fd >= 0) {
 				f->fadvise = true;
 				posix_fadvise(fd, 0, 0, POSIX_FADV_RANDOM);
@@ -281,7 +267,7 @@ int mb_io_open(struct mb_io *io, const char *path, int flags, enum mb_file_kind 
 			f->direct = true;
 		}
 	} else {
-		fd = io->vfs->open(io->vfs->ctx, path, of, 0644, kind);
+		fd = io->vfs->open(io->vfs->ctx, path, of, 0600, kind);
 	}
 	if (fd < 0) {
 		free(f->path);
@@ -404,25 +390,13 @@ int mb_file_allocate(struct mb_file *f, uint64_t off, uint64_t len)
 	return r < 0 ? mb_from_errno(-r) : 0;
 }
 
-bool mb_file_is_direct(const struct mb_file *f)
-{
-	return f->direct;
-}
+bool mb_file_is_direct(const struct mb_file *f) { return f->direct; }
 
-enum mb_file_kind mb_file_kind(const struct mb_file *f)
-{
-	return f->kind;
-}
+enum mb_file_kind mb_file_kind(const struct mb_file *f) { return f->kind; }
 
-const char *mb_file_path(const struct mb_file *f)
-{
-	return f->path;
-}
+const char *mb_file_path(const struct mb_file *f) { return f->path; }
 
-struct mb_io *mb_file_io(const struct mb_file *f)
-{
-	return f->io;
-}
+struct mb_io *mb_file_io(const struct mb_file *f) { return f->io; }
 
 int mb_io_unlink(struct mb_io *io, const char *path)
 {
@@ -453,10 +427,7 @@ void *mb_io_alloc(size_t len)
 	return p;
 }
 
-void mb_io_free(void *p)
-{
-	free(p);
-}
+void mb_io_free(void *p) { free(p); }
 
 /* --------------------------- fault wrapper --------------------------- */
 
@@ -465,31 +436,52 @@ struct mb_fault {
 	const struct mb_vfs *inner;
 	pthread_mutex_t lock;
 	struct mb_fault_rule rule;
-	uint64_t seen;     /* matching calls since armed */
+	uint64_t seen;	   /* matching calls since armed */
 	bool short_armed;  /* a short write happened: further writes get ENOSPC */
+	atomic_bool armed; /* a rule or short_armed: the fast path skips the lock */
 	atomic_uint_fast64_t fired;
 };
+
+static void fault_sleep(uint32_t us)
+{
+	struct timespec ts = {(time_t)(us / 1000000), (long)(us % 1000000) * 1000};
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
 
 /* Decide whether this call fails: returns 0 (pass through) or the fault type. */
 static enum mb_fault_type fault_check(struct mb_fault *f, enum mb_fault_op op,
 				      enum mb_file_kind kind)
 {
 	enum mb_fault_type t = MB_FAULT_NONE;
+	if (!atomic_load(&f->armed))
+		return t;
 	pthread_mutex_lock(&f->lock);
 	struct mb_fault_rule *r = &f->rule;
-	if (r->type != MB_FAULT_NONE && (r->op == MB_FAULT_ON_ANY || r->op == op) &&
+	if (r->type != MB_FAULT_NONE &&
+	    (r->op == op || (r->op == MB_FAULT_ON_ANY && op != MB_FAULT_ON_OPEN)) &&
 	    (r->kind < 0 || r->kind == (int)kind)) {
 		f->seen++;
 		if (f->seen == r->nth || (r->sticky && f->seen > r->nth))
 			t = r->type;
 	}
+	uint32_t delay = r->delay_us;
 	pthread_mutex_unlock(&f->lock);
+	if (t == MB_FAULT_DELAY) {
+		atomic_fetch_add(&f->fired, 1);
+		fault_sleep(delay);
+		t = MB_FAULT_NONE;
+	}
 	return t;
 }
 
 static int ft_open(void *ctx, const char *path, int oflags, mode_t mode, enum mb_file_kind kind)
 {
 	struct mb_fault *f = ctx;
+	if (fault_check(f, MB_FAULT_ON_OPEN, kind) == MB_FAULT_EMFILE) {
+		atomic_fetch_add(&f->fired, 1);
+		return -EMFILE;
+	}
 	return f->inner->open(f->inner->ctx, path, oflags, mode, kind);
 }
 
@@ -499,8 +491,7 @@ static int ft_close(void *ctx, int fd)
 	return f->inner->close(f->inner->ctx, fd);
 }
 
-static ssize_t ft_pread(void *ctx, int fd, enum mb_file_kind kind, void *buf, size_t len,
-			off_t off)
+static ssize_t ft_pread(void *ctx, int fd, enum mb_file_kind kind, void *buf, size_t len, off_t off)
 {
 	struct mb_fault *f = ctx;
 	enum mb_fault_type t = fault_check(f, MB_FAULT_ON_READ, kind);
@@ -515,9 +506,12 @@ static ssize_t ft_pwrite(void *ctx, int fd, enum mb_file_kind kind, const void *
 			 off_t off)
 {
 	struct mb_fault *f = ctx;
-	pthread_mutex_lock(&f->lock);
-	bool full = f->short_armed && (f->rule.kind < 0 || f->rule.kind == (int)kind);
-	pthread_mutex_unlock(&f->lock);
+	bool full = false;
+	if (atomic_load(&f->armed)) {
+		pthread_mutex_lock(&f->lock);
+		full = f->short_armed && (f->rule.kind < 0 || f->rule.kind == (int)kind);
+		pthread_mutex_unlock(&f->lock);
+	}
 	if (full) {
 		atomic_fetch_add(&f->fired, 1);
 		return -ENOSPC;
@@ -598,17 +592,17 @@ int mb_fault_create(const struct mb_vfs *inner, struct mb_fault **out)
 	f->inner = inner ? inner : &posix_vfs;
 	pthread_mutex_init(&f->lock, NULL);
 	f->vfs = (struct mb_vfs){
-		.ctx = f,
-		.open = ft_open,
-		.close = ft_close,
-		.pread = ft_pread,
-		.pwrite = ft_pwrite,
-		.sync = ft_sync,
-		.fallocate = ft_fallocate,
-		.ftruncate = ft_ftruncate,
-		.unlink = ft_unlink,
-		.rename = ft_rename,
-		.sync_dir = ft_sync_dir,
+	    .ctx = f,
+	    .open = ft_open,
+	    .close = ft_close,
+	    .pread = ft_pread,
+	    .pwrite = ft_pwrite,
+	    .sync = ft_sync,
+	    .fallocate = ft_fallocate,
+	    .ftruncate = ft_ftruncate,
+	    .unlink = ft_unlink,
+	    .rename = ft_rename,
+	    .sync_dir = ft_sync_dir,
 	};
 	*out = f;
 	return 0;
@@ -622,10 +616,7 @@ void mb_fault_destroy(struct mb_fault *f)
 	free(f);
 }
 
-const struct mb_vfs *mb_fault_vfs(struct mb_fault *f)
-{
-	return &f->vfs;
-}
+const struct mb_vfs *mb_fault_vfs(struct mb_fault *f) { return &f->vfs; }
 
 void mb_fault_arm(struct mb_fault *f, const struct mb_fault_rule *rule)
 {
@@ -633,6 +624,7 @@ void mb_fault_arm(struct mb_fault *f, const struct mb_fault_rule *rule)
 	f->rule = *rule;
 	f->seen = 0;
 	f->short_armed = false;
+	atomic_store(&f->armed, rule->type != MB_FAULT_NONE);
 	pthread_mutex_unlock(&f->lock);
 }
 
@@ -642,6 +634,7 @@ void mb_fault_disarm(struct mb_fault *f)
 	memset(&f->rule, 0, sizeof(f->rule));
 	f->seen = 0;
 	f->short_armed = false;
+	atomic_store(&f->armed, false);
 	pthread_mutex_unlock(&f->lock);
 }
 

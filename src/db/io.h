@@ -55,7 +55,7 @@ struct mb_hist;
 
 /* What a file is; counters, histograms and fault rules are per kind. */
 enum mb_file_kind {
-	MB_FILE_DB = 0,    /* database pages */
+	MB_FILE_DB = 0,	   /* database pages */
 	MB_FILE_LOG = 1,   /* transaction log segments */
 	MB_FILE_OTHER = 2, /* checkpoint file, check reports, anything else */
 	MB_FILE_KIND_COUNT
@@ -101,6 +101,9 @@ const struct mb_vfs *mb_vfs_posix(void);
  *                         rest (the caller's retry) fails with ENOSPC
  *   MB_FAULT_SYNC         fsync/fdatasync fails with EIO (the data written
  *                         since the last good sync must be assumed lost)
+ *   MB_FAULT_EMFILE       an open fails with EMFILE (no descriptor left)
+ *   MB_FAULT_DELAY        the call sleeps delay_us first, then goes through
+ *                         (a slow disk)
  * Arming replaces the previous rule; mb_fault_disarm() makes it transparent. */
 enum mb_fault_type {
 	MB_FAULT_NONE = 0,
@@ -108,16 +111,25 @@ enum mb_fault_type {
 	MB_FAULT_ENOSPC,
 	MB_FAULT_SHORT_WRITE,
 	MB_FAULT_SYNC,
+	MB_FAULT_EMFILE,
+	MB_FAULT_DELAY,
 };
 
-enum mb_fault_op { MB_FAULT_ON_READ, MB_FAULT_ON_WRITE, MB_FAULT_ON_SYNC, MB_FAULT_ON_ANY };
+enum mb_fault_op {
+	MB_FAULT_ON_READ,
+	MB_FAULT_ON_WRITE,
+	MB_FAULT_ON_SYNC,
+	MB_FAULT_ON_ANY, /* reads, writes and syncs */
+	MB_FAULT_ON_OPEN,
+};
 
 struct mb_fault_rule {
 	enum mb_fault_type type;
-	enum mb_fault_op op;  /* which calls count (EIO may hit reads, writes or syncs) */
-	int kind;             /* an enum mb_file_kind, or -1 for every kind */
-	uint64_t nth;         /* fire on the nth matching call (1 = the next one) */
-	bool sticky;          /* keep failing after the first firing */
+	enum mb_fault_op op; /* which calls count (EIO may hit reads, writes or syncs) */
+	int kind;	     /* an enum mb_file_kind, or -1 for every kind */
+	uint64_t nth;	     /* fire on the nth matching call (1 = the next one) */
+	bool sticky;	     /* keep failing after the first firing */
+	uint32_t delay_us;   /* MB_FAULT_DELAY */
 };
 
 struct mb_fault;
@@ -143,8 +155,8 @@ const struct mb_vfs *mb_io_vfs(const struct mb_io *io);
 
 /* mb_io_open flags */
 #define MB_IO_RDONLY 0x01 /* read only (default: read/write) */
-#define MB_IO_CREATE 0x02 /* create when missing (mode 0644) */
-#define MB_IO_EXCL 0x04   /* with CREATE: fail with MB_EEXIST when present */
+#define MB_IO_CREATE 0x02 /* create when missing (mode 0600) */
+#define MB_IO_EXCL 0x04	  /* with CREATE: fail with MB_EEXIST when present */
 #define MB_IO_DIRECT 0x08 /* O_DIRECT, with the buffered fallback described above */
 #define MB_IO_DSYNC 0x10  /* O_DSYNC: every write is durable when it returns */
 #define MB_IO_TRUNC 0x20  /* truncate to 0 */

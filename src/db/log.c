@@ -10,9 +10,13 @@
  * Invariants: durable_lsn only grows and never passes what was written and
  * synced; after a failed write or sync the log is in the ERROR state: the
  * durable LSN stops, every waiter gets the error, every later append
- * MB_ERDONLY.  A checkpoint file (written via rename) names the redo LSN;
- * segments wholly below it are recycled (renamed past the newest, up to
- * SPARE_SEGMENTS) or removed.  New segments are zero-filled once.
+ * MB_ERDONLY.  The database side puts the log in the same state with
+ * log_fail() when a database file fails beyond retrying (EIO on a read or
+ * a write, a failed fsync: pages written since the last good sync may be
+ * gone, so no later checkpoint may move the redo point past them; the
+ * group is recovered from the log instead).  A checkpoint file (written via rename) names the redo
+ * LSN; segments wholly below it are recycled (renamed past the newest, up to SPARE_SEGMENTS) or
+ * removed.  New segments are zero-filled once.
  */
 #include "config.h"
 
@@ -21,6 +25,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 #include <isa-l/crc.h>
 
 #include "core/error.h"
@@ -47,6 +52,7 @@ struct mb_log {
 	uint32_t buf_records;
 	_Atomic uint64_t durable;
 	int error;
+	char error_what[160]; /* what failed first (mb_sg_error_what) */
 	bool stop, started;
 	struct waiter *q;
 	size_t qhead, qlen, qcap;
@@ -58,6 +64,7 @@ struct mb_log {
 	pthread_mutex_t seglock;
 	pthread_t thr;
 	uint64_t commits, writes, bytes, ckpt_redo, ckpts, nsegs;
+	uint64_t transient_waits; /* segment opens retried (EMFILE, ENOMEM) */
 	struct mb_hist *commit_h, *write_h;
 	uint64_t ckpt_bytes, last_trigger;
 	void (*ckpt_fn)(void *);
@@ -223,8 +230,7 @@ int log_scan(struct mb_log *l, uint64_t from, log_rec_cb cb, void *arg, uint64_t
 		if (rd_bytes(&r, pos, sizeof(h), h) < 0)
 			break;
 		uint32_t len = rd32(h + 4);
-		if (len < LOG_REC_HDR || len > MB_VALUE_MAX * 2u + (1u << 20) ||
-		    rd64(h + 8) != pos)
+		if (len < LOG_REC_HDR || len > MB_VALUE_MAX * 2u + (1u << 20) || rd64(h + 8) != pos)
 			break;
 		if (len > rcap) {
 			uint8_t *nr = realloc(rec, len);
@@ -303,6 +309,48 @@ out:
 	return r;
 }
 
+/* A transient shortage (no file descriptor, no memory) while opening a
+ * segment is not a failed write: nothing was written, so the writer waits
+ * and tries again (up to TRANSIENT_RETRY_MS, doubling from 1 ms to 100 ms)
+ * instead of putting the group in the ERROR state; the commits wait. */
+#define TRANSIENT_RETRY_MS 30000
+static bool transient(int r) { return r == MB_EMFILE || r == MB_ENOMEM; }
+
+static int seg_open_retry(struct mb_log *l, uint64_t idx)
+{
+	int r = seg_open(l, idx);
+	uint64_t waited_us = 0, step = 1000;
+	bool retried = false;
+	while (transient(r) && waited_us < TRANSIENT_RETRY_MS * 1000ull) {
+		pthread_mutex_lock(&l->lock);
+		bool stop = l->stop;
+		if (!retried)
+			l->transient_waits++;
+		pthread_mutex_unlock(&l->lock);
+		if (stop)
+			break;
+		retried = true;
+		struct timespec ts = {0, (long)step * 1000};
+		nanosleep(&ts, NULL);
+		waited_us += step;
+		step = step * 2 > 100000 ? 100000 : step * 2;
+		r = seg_open(l, idx);
+	}
+	if (r == 0 && retried) {
+		/* the attempt that failed may have created the file: its
+		 * directory entry must be durable too */
+		do {
+			r = mb_io_sync_dir(l->io, l->dir);
+			if (transient(r)) {
+				struct timespec ts = {0, 10000000};
+				nanosleep(&ts, NULL);
+				waited_us += 10000;
+			}
+		} while (transient(r) && waited_us < TRANSIENT_RETRY_MS * 1000ull);
+	}
+	return r;
+}
+
 static int write_range(struct mb_log *l, uint64_t lsn, const uint8_t *p, size_t n)
 {
 	while (n) {
@@ -315,7 +363,7 @@ static int write_range(struct mb_log *l, uint64_t lsn, const uint8_t *p, size_t 
 			if (r < 0)
 				return r;
 		}
-		int r = seg_open(l, idx);
+		int r = seg_open_retry(l, idx);
 		if (r < 0)
 			return r;
 		r = mb_file_write(l->seg, p, k, off);
@@ -386,6 +434,7 @@ static void *writer_main(void *arg)
 				l->bytes += dlen;
 			} else {
 				l->error = r;
+				snprintf(l->error_what, sizeof(l->error_what), "log write or sync");
 			}
 		} else if (dlen && r) {
 			l->len = 0;
@@ -475,8 +524,8 @@ int log_start(struct mb_log *l, uint64_t end)
 	return 0;
 }
 
-int log_append(struct mb_log *l, uint32_t type, uint32_t count, const uint8_t *payload,
-	       size_t len, uint64_t *end)
+int log_append(struct mb_log *l, uint32_t type, uint32_t count, const uint8_t *payload, size_t len,
+	       uint64_t *end)
 {
 	return log_append_cb(l, type, count, payload, len, end, NULL, NULL, 0);
 }
@@ -588,9 +637,28 @@ void log_note_commit(struct mb_log *l, uint64_t t0)
 	pthread_mutex_unlock(&l->lock);
 }
 
-const _Atomic uint64_t *log_durable_ptr(struct mb_log *l)
+const _Atomic uint64_t *log_durable_ptr(struct mb_log *l) { return &l->durable; }
+
+void log_fail(struct mb_log *l, int err, const char *what)
 {
-	return &l->durable;
+	if (!l || err >= 0)
+		return;
+	pthread_mutex_lock(&l->lock);
+	if (!l->error) {
+		l->error = err;
+		snprintf(l->error_what, sizeof(l->error_what), "%s", what ? what : "");
+		/* the writer fails every waiter and stops advancing durable */
+		pthread_cond_broadcast(&l->wake);
+		pthread_cond_broadcast(&l->done);
+	}
+	pthread_mutex_unlock(&l->lock);
+}
+
+void log_error_what(struct mb_log *l, char *buf, size_t len)
+{
+	pthread_mutex_lock(&l->lock);
+	snprintf(buf, len, "%s", l->error ? l->error_what : "");
+	pthread_mutex_unlock(&l->lock);
 }
 
 int log_error(struct mb_log *l)
@@ -655,8 +723,12 @@ int log_write_checkpoint(struct mb_log *l, uint64_t redo)
 	return r;
 }
 
-/* spare segment files kept for reuse beyond the one being written */
-#define SPARE_SEGMENTS 16
+/* spare segment files kept for reuse beyond the one being written: enough
+ * for the default 32 MiB between checkpoints and some more, so a steady
+ * load never creates (and zero-fills) new segments; with 16 spares half the
+ * segments of each checkpoint interval were new: 1 MiB of zeros written and
+ * synced per MiB of log */
+#define SPARE_SEGMENTS 48
 
 int log_remove_before(struct mb_log *l, uint64_t redo)
 {
@@ -713,9 +785,11 @@ void log_stats(struct mb_log *l, struct mb_sg_stats *out)
 	out->commits_per_write_x100 = l->writes ? l->commits * 100 / l->writes : 0;
 	out->durable_lsn = atomic_load(&l->durable);
 	out->checkpoint_lsn = l->ckpt_redo;
-	out->checkpoint_depth = out->durable_lsn > l->ckpt_redo ? out->durable_lsn - l->ckpt_redo : 0;
+	out->checkpoint_depth =
+	    out->durable_lsn > l->ckpt_redo ? out->durable_lsn - l->ckpt_redo : 0;
 	out->checkpoints = l->ckpts;
 	out->log_segments = l->nsegs;
+	out->transient_waits = l->transient_waits;
 	pthread_mutex_unlock(&l->lock);
 }
 

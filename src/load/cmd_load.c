@@ -4,7 +4,8 @@
  * once per second collects what the loops measured: on --stats-fd one
  * stats line (counters of source MB_SRC_LOAD in "c", the window's
  * histograms in "h", per-action and per-operation counts and bytes in
- * "x"); without it, a summary table on stdout at the end (per action,
+ * "x", with the target, the user range and what the target cannot run);
+ * without it, a summary table on stdout at the end (per action,
  * without a warmup: scheduled = done + failed + cut, "cut" being what the
  * stop found still queued or running; per-user-day figures use the
  * users' time up to the stop).  Stops after --duration seconds or on
@@ -17,7 +18,9 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <math.h>
 #include <netdb.h>
 #include <stdio.h>
@@ -27,49 +30,18 @@
 #include <unistd.h>
 #include <uv.h>
 
-#include "core/cli.h"
+#include "core/options.h"
 #include "core/counters.h"
 #include "core/error.h"
 #include "core/sampler.h"
 #include "core/scenario.h"
 #include "core/stats.h"
+#include "core/tls.h"
 #include "core/topology.h"
+#include "load/distload.h"
 #include "load/engine.h"
 #include "load/loadstats.h"
-
-#define LAG_SATURATED_NS (50ull * 1000000u)    /* loop lag p99 above: saturated */
-#define LATE_SATURATED_NS (1000ull * 1000000u) /* user timers this late: saturated */
-
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"usage: mailbench load -s SCENARIO --target ADDR:PORT --topology FILE [options]\n"
-		"\n"
-		"Simulated Outlook users (online or cached mode, per the scenario) drive a\n"
-		"mailbench store over its wire protocol, following the scenario's 8-hour day.\n"
-		"\n"
-		"  -s, --scenario NAME     online, cached or a path to a .cfg file (required)\n"
-		"  -t, --target ADDR:PORT  the store (required)\n"
-		"  -T, --topology FILE     DATA/topology.json written by mailbench init (required)\n"
-		"  -u, --users N           simulated users: the first N of the topology\n"
-		"                          (default: the scenario's run.users, at most the topology's)\n"
-		"  -a, --accel X           compress the 8-hour day X times (default: the scenario's)\n"
-		"  -d, --duration S        stop after S seconds (default: the scenario's; 0 = until a signal)\n"
-		"  -r, --ramp S            spread logons over S seconds (default: the scenario's)\n"
-		"  -j, --threads N         event loops (threads), users sharded over them\n"
-		"                          (default: online CPUs)\n"
-		"  -f, --stats-fd N        one stats line per second on file descriptor N\n"
-		"  -A, --ack-log FILE      append '+ MAILBOX MID' for every acknowledged create,\n"
-		"                          '- MAILBOX MID' for every acknowledged delete\n"
-		"                          ('~ MAILBOX MID' when a delete was asked, before its reply)\n"
-		"  -S, --seed N            random seed (default 1)\n"
-		"  -w, --warmup S          leave the first S seconds out of the end summary\n"
-		"                          (the stats stream always has every second; default 0)\n"
-		"  -c, --compression on|off  ask for LZ4 compression (default: the scenario's)\n"
-		"  -h, --help              this help\n"
-		"\n"
-		"exit codes: 0 ok, 2 usage or input error, 3 runtime failure\n");
-}
+#include "load/target.h"
 
 struct run {
 	struct mb_engine *eng;
@@ -77,25 +49,33 @@ struct run {
 	struct mb_stats_writer *w;
 	struct mb_load_stats *total, *win;
 	uv_timer_t tick, end;
-	uv_signal_t sigint, sigterm;
-	int stopping;   /* stop_all ran: later signals are absorbed */
+	uv_signal_t sigint, sigterm, sigusr1;
+	struct mb_distload *dist;   /* --mpi: the job; NULL alone */
+	struct mb_distload_sums ds; /* --mpi, rank 0: the job's last window */
+	bool want_stop;		    /* --mpi: this rank asks the job to stop */
+	bool dist_stop;		    /* --mpi: the job stops */
+	int stopping;		    /* stop_all ran: later signals are absorbed */
 	double t_last, t0;
 	struct mb_proc_sample ps_last;
 	bool have_ps;
 	int users;
+	int first, count; /* the user range run here */
 	double accel;
 	int stopped_by_signal;
 	int write_failed;
 	uint64_t saturated_windows, windows;
-	double warmup_s;             /* totals (summary) start after this */
-	bool warm;                   /* the warmup is over */
-	double ud_warm;              /* user-days at the end of the warmup */
-	struct mb_proc_sample ps_warm; /* process sample at the end of the warmup */
+	uint64_t logons_all, done_all, failed_all; /* the whole run, warm-up included */
+	double warmup_s;			   /* totals (summary) start after this */
+	bool warm;				   /* the warmup is over */
+	double ud_warm;				   /* user-days at the end of the warmup */
+	struct mb_proc_sample ps_warm;		   /* process sample at the end of the warmup */
 	bool have_ps_warm;
-	int users_on_last;           /* users logged on at the last sample while running */
+	int users_on_last; /* users logged on at the last sample while running */
 };
 
-static int parse_target(const char *arg, char *host, size_t hlen, int *port)
+/* "NAME:PORT" -> numeric "ADDR:PORT" (names resolve once, here: the
+ * loops connect to a numeric address). */
+static int resolve_address(const char *arg, char *out, size_t outlen)
 {
 	const char *colon = strrchr(arg, ':');
 	if (!colon || colon == arg || !colon[1])
@@ -104,6 +84,8 @@ static int parse_target(const char *arg, char *host, size_t hlen, int *port)
 	long p = strtol(colon + 1, &end, 10);
 	if (*end || p < 1 || p > 65535)
 		return MB_EINVAL;
+	char host[INET6_ADDRSTRLEN + 1];
+	size_t hlen = sizeof(host);
 	size_t n = (size_t)(colon - arg);
 	if (arg[0] == '[' && colon[-1] == ']') {
 		arg++;
@@ -119,11 +101,13 @@ static int parse_target(const char *arg, char *host, size_t hlen, int *port)
 	if (getaddrinfo(name, NULL, &hints, &res) != 0 || !res)
 		return MB_ENOTFOUND;
 	const void *a = res->ai_family == AF_INET
-				? (const void *)&((struct sockaddr_in *)res->ai_addr)->sin_addr
-				: (const void *)&((struct sockaddr_in6 *)res->ai_addr)->sin6_addr;
+			    ? (const void *)&((struct sockaddr_in *)res->ai_addr)->sin_addr
+			    : (const void *)&((struct sockaddr_in6 *)res->ai_addr)->sin6_addr;
 	int ok = inet_ntop(res->ai_family, a, host, (socklen_t)hlen) != NULL;
+	bool v6 = res->ai_family == AF_INET6;
 	freeaddrinfo(res);
-	*port = (int)p;
+	if (ok)
+		snprintf(out, outlen, v6 ? "[%s]:%ld" : "%s:%ld", host, p);
 	return ok ? 0 : MB_EINVAL;
 }
 
@@ -136,18 +120,67 @@ static void raise_nofile(void)
 	}
 }
 
+/* Simulated user-days so far: this engine's, or (--mpi, rank 0) the job's. */
+static double run_user_days(struct run *r)
+{
+	return r->dist ? r->ds.user_days : mb_engine_user_days(r->eng);
+}
+
+/* --mpi: this rank's window goes to the job; on rank 0, r->win becomes the
+ * job's window and r->ds its sums.  Returns true on rank 0 (which goes on
+ * to write the stats line), false on the others. */
+static bool dist_window(struct run *r)
+{
+	double lag = mb_hist_count(r->win->loop_lag) > 0
+			 ? (double)mb_hist_percentile_ns(r->win->loop_lag, 99) / 1e6
+			 : -1;
+	json_decref(r->ds.ranks);
+	free(r->ds.acks);
+	r->ds.ranks = NULL;
+	r->ds.acks = NULL;
+	bool stop = false;
+	if (mb_distload_window(r->dist, r->win, mb_load_stats_saturated(r->win), lag,
+			       mb_engine_users_on(r->eng), mb_engine_user_days(r->eng),
+			       r->want_stop, &r->ds, &stop) != 0) {
+		fprintf(stderr, "mailbench load: rank %d: the window exchange failed\n",
+			mb_distload_rank(r->dist));
+		mb_distload_end(r->dist, MB_EXIT_RUNTIME);
+	}
+	r->dist_stop |= stop;
+	return mb_distload_rank(r->dist) == 0;
+}
+
 static void add_extra(struct run *r, json_t *x)
 {
-	double ud = mb_engine_user_days(r->eng);
+	double ud = run_user_days(r);
 	json_object_set_new(x, "accel", json_real(r->accel));
-	json_object_set_new(x, "mode", json_string(r->sc->mode == MB_MODE_CACHED ? "cached" : "online"));
-	json_object_set_new(x, "users_configured", json_integer(r->users));
-	json_object_set_new(x, "user_struct_bytes", json_integer((json_int_t)mb_engine_user_struct_bytes()));
+	json_object_set_new(x, "mode",
+			    json_string(r->sc->mode == MB_MODE_CACHED ? "cached" : "online"));
+	json_object_set_new(x, "users_configured", json_integer(r->count));
+	json_object_set_new(x, "user_range", json_pack("[ii]", r->first, r->first + r->count - 1));
+	json_object_set_new(x, "users_population", json_integer(r->users));
+	json_object_set_new(x, "target", json_string(mb_engine_target(r->eng)->name));
+	json_t *un = json_array();
+	for (int a = 0; a < MB_ACTION_COUNT; a++)
+		if (mb_engine_unsupported(r->eng) >> a & 1u)
+			json_array_append_new(un, json_string(mb_actions[a].key));
+	json_object_set_new(x, "unsupported", un);
+	json_object_set_new(x, "user_struct_bytes",
+			    json_integer((json_int_t)mb_engine_user_struct_bytes(r->eng)));
 	if (r->have_ps)
 		json_object_set_new(x, "rss_bytes", json_integer((json_int_t)r->ps_last.rss_bytes));
 	json_object_set_new(x, "user_days", json_real(ud));
+	if (r->dist) {
+		json_object_set_new(x, "mpi_ranks", json_integer(mb_distload_size(r->dist)));
+		json_object_set_new(x, "saturated_ranks", json_integer(r->ds.saturated_ranks));
+		if (r->ds.ranks)
+			json_object_set_new(x, "ranks", json_incref(r->ds.ranks));
+		if (r->ds.acks) /* --ack-log -: the supervisor writes them */
+			json_object_set_new(x, "acks", json_stringn(r->ds.acks, r->ds.acks_len));
+	}
 	if (ud > 0) {
-		json_object_set_new(x, "sent_per_user_day", json_real((double)r->total->n.msgs_sent / ud));
+		json_object_set_new(x, "sent_per_user_day",
+				    json_real((double)r->total->n.msgs_sent / ud));
 		json_object_set_new(x, "received_per_user_day",
 				    json_real((double)r->total->n.deliveries / ud));
 	}
@@ -162,19 +195,24 @@ static void sample(struct run *r, bool final)
 	r->t_last = now;
 	mb_load_stats_reset(r->win);
 	mb_engine_collect(r->eng, r->win);
+	if (r->dist && !dist_window(r))
+		return; /* not rank 0: the job's figures are rank 0's to write */
 	/* the window that ends the warmup is still part of it */
 	bool counted = r->warm;
 	if (!r->warm && now - r->t0 >= r->warmup_s) {
 		r->warm = true;
-		r->ud_warm = mb_engine_user_days(r->eng);
+		r->ud_warm = run_user_days(r);
 		r->have_ps_warm = mb_proc_sample(0, &r->ps_warm) == 0;
 	}
 	if (counted)
 		mb_load_stats_merge(r->total, r->win);
+	r->logons_all += r->win->n.logons;
+	r->done_all += mb_load_stats_done(r->win);
+	r->failed_all += mb_load_stats_failed(r->win);
 
 	double v[MB_COUNTER_COUNT] = {0};
 	bool has[MB_COUNTER_COUNT] = {false};
-	v[MB_C_USERS] = mb_engine_users_on(r->eng);
+	v[MB_C_USERS] = r->dist ? r->ds.users_on : mb_engine_users_on(r->eng);
 	has[MB_C_USERS] = true;
 	if (!final)
 		r->users_on_last = (int)v[MB_C_USERS];
@@ -191,15 +229,18 @@ static void sample(struct run *r, bool final)
 	has[MB_C_ACTIONS] = true;
 	v[MB_C_ACTIONS_FAILED] = (double)mb_load_stats_failed(r->win) / dt;
 	has[MB_C_ACTIONS_FAILED] = true;
-	bool saturated = false;
-	if (mb_hist_count(r->win->loop_lag) > 0) {
-		uint64_t p99 = mb_hist_percentile_ns(r->win->loop_lag, 99);
-		v[MB_C_LOOP_LAG_MS] = (double)p99 / 1e6;
-		has[MB_C_LOOP_LAG_MS] = true;
-		saturated |= p99 > LAG_SATURATED_NS;
+	if (r->done_all || r->failed_all) {
+		v[MB_C_ACTIONS_FAILED_PCT] =
+		    r->done_all ? 100.0 * (double)r->failed_all / (double)r->done_all : 100.0;
+		has[MB_C_ACTIONS_FAILED_PCT] = true;
 	}
-	if (mb_hist_count(r->win->timer_late) > 0)
-		saturated |= mb_hist_percentile_ns(r->win->timer_late, 99) > LATE_SATURATED_NS;
+	bool saturated = mb_load_stats_saturated(r->win);
+	if (mb_hist_count(r->win->loop_lag) > 0) {
+		v[MB_C_LOOP_LAG_MS] = (double)mb_hist_percentile_ns(r->win->loop_lag, 99) / 1e6;
+		has[MB_C_LOOP_LAG_MS] = true;
+	}
+	if (r->dist) /* the job: saturated when any rank is */
+		saturated = r->ds.saturated;
 	v[MB_C_LOAD_SATURATED] = saturated ? 1 : 0;
 	has[MB_C_LOAD_SATURATED] = true;
 	if (counted) {
@@ -209,7 +250,10 @@ static void sample(struct run *r, bool final)
 	struct mb_proc_sample ps;
 	if (mb_proc_sample(0, &ps) == 0) {
 		struct mb_proc_rates pr;
-		if (r->have_ps && mb_proc_rates(&r->ps_last, &ps, &pr) == 0) {
+		if (r->dist) { /* the job: every rank's CPU over the load hosts' */
+			v[MB_C_LOAD_CPU_PCT] = r->ds.cpu_pct;
+			has[MB_C_LOAD_CPU_PCT] = r->ds.has_cpu;
+		} else if (r->have_ps && mb_proc_rates(&r->ps_last, &ps, &pr) == 0) {
 			v[MB_C_LOAD_CPU_PCT] = pr.cpu_pct;
 			has[MB_C_LOAD_CPU_PCT] = true;
 		}
@@ -219,7 +263,8 @@ static void sample(struct run *r, bool final)
 	if (!r->w)
 		return;
 	json_t *h = NULL, *x = NULL;
-	if (mb_load_stats_hists_json(r->win, &h) != 0 || mb_load_stats_counts_json(r->win, &x) != 0) {
+	if (mb_load_stats_hists_json(r->win, &h) != 0 ||
+	    mb_load_stats_counts_json(r->win, &x) != 0) {
 		json_decref(h);
 		return;
 	}
@@ -249,6 +294,7 @@ static void close_signals(struct run *r, uv_loop_t *loop)
 {
 	uv_close((uv_handle_t *)&r->sigint, NULL);
 	uv_close((uv_handle_t *)&r->sigterm, NULL);
+	uv_close((uv_handle_t *)&r->sigusr1, NULL);
 	uv_run(loop, UV_RUN_DEFAULT);
 }
 
@@ -257,42 +303,69 @@ static void tick_cb(uv_timer_t *t)
 	struct run *r = t->data;
 	sample(r, false);
 	if (r->write_failed) /* the supervisor is gone */
+		r->want_stop = true;
+	/* --mpi: every rank stops at the same window, when any rank asks */
+	if (r->dist ? r->dist_stop : r->want_stop)
 		stop_all(r);
+	else if (r->dist) {
+		/* the next window a second after this exchange ended, which
+		 * every rank left together: no rank waits for a late one */
+		uv_update_time(t->loop);
+		uv_timer_start(t, tick_cb, 1000, 1000);
+	}
 }
 
 static void end_cb(uv_timer_t *t)
 {
-	stop_all(t->data);
+	struct run *r = t->data;
+	r->want_stop = true;
+	if (!r->dist)
+		stop_all(r);
 }
 
+/* SIGINT, SIGTERM; and SIGUSR1, which mpirun forwards to every rank (its
+ * SIGTERM kills the job after a second, too soon for the last window). */
 static void signal_cb(uv_signal_t *s, int signum)
 {
 	struct run *r = s->data;
 	r->stopped_by_signal = signum;
-	stop_all(r);
+	r->want_stop = true;
+	if (!r->dist)
+		stop_all(r);
 }
 
 static void print_summary(struct run *r)
 {
 	struct mb_load_stats *t = r->total;
-	double ud = mb_engine_user_days(r->eng) - r->ud_warm;
-	printf("mailbench load: %s, %d users, accel %g, %.1f s", r->sc->title, r->users, r->accel,
+	double ud = run_user_days(r) - r->ud_warm;
+	printf("mailbench load: %s, %d users, accel %g, %.1f s", r->sc->title, r->count, r->accel,
 	       mb_now_s() - r->t0);
+	if (r->count != r->users)
+		printf(" (users %d-%d of %d)", r->first, r->first + r->count - 1, r->users);
+	if (r->dist)
+		printf(", %d MPI ranks", mb_distload_size(r->dist));
+	printf(", target %s", mb_engine_target(r->eng)->name);
 	if (r->warmup_s > 0)
 		printf(" (figures after a %.0f s warmup)", r->warmup_s);
 	printf(", %.2f simulated user-days\n", ud);
-	printf("users logged on at the end: %d of %d\n", r->users_on_last, r->users);
+	printf("users logged on at the end: %d of %d\n", r->users_on_last, r->count);
 	printf("%-22s %10s %10s %8s %6s %6s %10s %10s %10s\n", "action", "scheduled", "done",
 	       "failed", "late", "cut", "p50 ms", "p95 ms", "p99 ms");
 	for (int a = 0; a < MB_ACTION_COUNT; a++) {
-		if (!t->scheduled[a] && !t->done[a] && !t->failed[a] && r->sc->actions_per_day[a] <= 0)
+		if (mb_engine_unsupported(r->eng) >> a & 1u) {
+			printf("%-22s %s\n", mb_actions[a].label, "not supported by the target");
+			continue;
+		}
+		if (!t->scheduled[a] && !t->done[a] && !t->failed[a] &&
+		    r->sc->actions_per_day[a] <= 0)
 			continue;
 		printf("%-22s %10llu %10llu %8llu %6llu %6llu", mb_actions[a].label,
 		       (unsigned long long)t->scheduled[a], (unsigned long long)t->done[a],
 		       (unsigned long long)t->failed[a], (unsigned long long)t->late[a],
 		       (unsigned long long)t->cut[a]);
 		if (mb_hist_count(t->action[a]))
-			printf(" %10.1f %10.1f %10.1f\n", mb_hist_percentile_ns(t->action[a], 50) / 1e6,
+			printf(" %10.1f %10.1f %10.1f\n",
+			       mb_hist_percentile_ns(t->action[a], 50) / 1e6,
 			       mb_hist_percentile_ns(t->action[a], 95) / 1e6,
 			       mb_hist_percentile_ns(t->action[a], 99) / 1e6);
 		else
@@ -304,14 +377,16 @@ static void print_summary(struct run *r)
 	else
 		printf("LoadSim score (weighted p95): n/a\n");
 	if (mb_hist_count(t->rpc))
-		printf("RPC round trip: mean %.2f ms, p50 %.2f, p95 %.2f, p99 %.2f ms (%llu RPCs, %llu ops, "
+		printf("RPC round trip: mean %.2f ms, p50 %.2f, p95 %.2f, p99 %.2f ms (%llu RPCs, "
+		       "%llu ops, "
 		       "%llu ops failed)\n",
 		       mb_hist_mean_ns(t->rpc) / 1e6, mb_hist_percentile_ns(t->rpc, 50) / 1e6,
-		       mb_hist_percentile_ns(t->rpc, 95) / 1e6, mb_hist_percentile_ns(t->rpc, 99) / 1e6,
-		       (unsigned long long)t->n.rpcs, (unsigned long long)t->n.ops,
-		       (unsigned long long)t->n.op_errors);
+		       mb_hist_percentile_ns(t->rpc, 95) / 1e6,
+		       mb_hist_percentile_ns(t->rpc, 99) / 1e6, (unsigned long long)t->n.rpcs,
+		       (unsigned long long)t->n.ops, (unsigned long long)t->n.op_errors);
 	if (ud > 0)
-		printf("messages per user-day: sent %.2f (scenario %.2f), received %.2f (scenario %.2f)\n",
+		printf("messages per user-day: sent %.2f (scenario %.2f), received %.2f (scenario "
+		       "%.2f)\n",
 		       t->n.msgs_sent / ud, r->sc->messages_sent_per_day, t->n.deliveries / ud,
 		       r->sc->messages_received_per_day);
 	printf("bytes on the wire: sent %llu, received %llu\n", (unsigned long long)t->n.bytes_sent,
@@ -322,124 +397,124 @@ static void print_summary(struct run *r)
 	       (unsigned long long)t->n.connect_failures, (unsigned long long)t->n.connections_lost,
 	       (unsigned long long)t->n.reconnects);
 	if (r->sc->mode == MB_MODE_CACHED)
-		printf("cached mode: syncs %llu (%llu items), local reads %llu, notifications %llu\n",
-		       (unsigned long long)t->n.syncs, (unsigned long long)t->n.sync_items,
-		       (unsigned long long)t->n.local_reads, (unsigned long long)t->n.notifications);
+		printf(
+		    "cached mode: syncs %llu (%llu items), local reads %llu, notifications %llu\n",
+		    (unsigned long long)t->n.syncs, (unsigned long long)t->n.sync_items,
+		    (unsigned long long)t->n.local_reads, (unsigned long long)t->n.notifications);
+	else if (t->n.notifications)
+		printf("notifications %llu, fetched in %llu requests\n",
+		       (unsigned long long)t->n.notifications,
+		       (unsigned long long)t->n.notify_fetches);
 	if (r->have_ps)
-		printf("memory: RSS %.1f MiB while running, %.0f bytes per simulated user (user state "
+		printf("%smemory: RSS %.1f MiB while running, %.0f bytes per simulated user (user "
+		       "state "
 		       "%zu bytes)\n",
-		       r->ps_last.rss_bytes / 1048576.0, (double)r->ps_last.rss_bytes / r->users,
-		       mb_engine_user_struct_bytes());
+		       r->dist ? "rank 0: " : "", r->ps_last.rss_bytes / 1048576.0,
+		       (double)r->ps_last.rss_bytes /
+			   (r->dist ? mb_distload_slice(r->dist)->users : r->count),
+		       mb_engine_user_struct_bytes(r->eng));
 	if (r->have_ps && r->have_ps_warm && r->ps_last.t > r->ps_warm.t) {
 		int ncpu = 1;
 		mb_online_cpus(&ncpu);
-		printf("load engine CPU: %.1f%% of one core\n",
-		       (r->ps_last.cpu_s - r->ps_warm.cpu_s) / (r->ps_last.t - r->ps_warm.t) * 100.0);
+		printf("%sload engine CPU: %.1f%% of one core\n", r->dist ? "rank 0: " : "",
+		       (r->ps_last.cpu_s - r->ps_warm.cpu_s) / (r->ps_last.t - r->ps_warm.t) *
+			   100.0);
 	}
 	if (mb_hist_count(t->loop_lag))
-		printf("load engine: loop lag p50 %.2f ms, p99 %.2f ms, max %.2f ms, saturated %llu of %llu s%s\n",
-		       mb_hist_percentile_ns(t->loop_lag, 50) / 1e6,
-		       mb_hist_percentile_ns(t->loop_lag, 99) / 1e6,
-		       mb_hist_max_ns(t->loop_lag) / 1e6,
-		       (unsigned long long)r->saturated_windows, (unsigned long long)r->windows,
-		       r->saturated_windows ? " (results from a saturated load engine are misleading)"
-					    : "");
+		printf(
+		    "load engine: loop lag p50 %.2f ms, p99 %.2f ms, max %.2f ms, saturated %llu "
+		    "of %llu s%s\n",
+		    mb_hist_percentile_ns(t->loop_lag, 50) / 1e6,
+		    mb_hist_percentile_ns(t->loop_lag, 99) / 1e6, mb_hist_max_ns(t->loop_lag) / 1e6,
+		    (unsigned long long)r->saturated_windows, (unsigned long long)r->windows,
+		    r->saturated_windows ? " (results from a saturated load engine are misleading)"
+					 : "");
 }
 
-int mb_cmd_load(int argc, char **argv)
+struct load_args {
+	char scenario[MB_PATH_MAX];
+	char target[MB_TEXT_MAX];
+	const char *topology, *ack_log, *user_range, *target_opts, *submit;
+	int users, threads, stats_fd, seed, compression;
+	double accel, duration, ramp, warmup;
+	bool mpi;
+	int tls; /* index into mb_tls_modes */
+	char tls_ca[256];
+	bool tls_insecure;
+};
+
+/* "A-B" into *first, *last (0 <= A <= B). */
+static int parse_range(const char *s, long *first, long *last)
 {
-	static const struct option opts[] = {
-		{"scenario", required_argument, NULL, 's'}, {"target", required_argument, NULL, 't'},
-		{"topology", required_argument, NULL, 'T'}, {"users", required_argument, NULL, 'u'},
-		{"accel", required_argument, NULL, 'a'},    {"duration", required_argument, NULL, 'd'},
-		{"ramp", required_argument, NULL, 'r'},     {"threads", required_argument, NULL, 'j'},
-		{"stats-fd", required_argument, NULL, 'f'}, {"ack-log", required_argument, NULL, 'A'},
-		{"seed", required_argument, NULL, 'S'},     {"compression", required_argument, NULL, 'c'},
-		{"warmup", required_argument, NULL, 'w'},
-		{"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0},
-	};
-	const char *scenario = NULL, *target = NULL, *topo_path = NULL, *ack_path = NULL;
-	long users = -1, threads = -1, stats_fd = -1, seed = 1;
-	double accel = -1, duration = -1, ramp = -1, warmup = 0;
-	int compression = -1;
-	int c;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":s:t:T:u:a:d:r:j:f:A:S:c:w:h", opts, NULL)) != -1) {
-		bool ok = true;
-		switch (c) {
-		case 's':
-			scenario = optarg;
-			break;
-		case 't':
-			target = optarg;
-			break;
-		case 'T':
-			topo_path = optarg;
-			break;
-		case 'u':
-			ok = !mb_cli_long("load", "--users", optarg, 1, 10000000, &users);
-			break;
-		case 'a':
-			ok = !mb_cli_double("load", "--accel", optarg, 1e-3, 1e6, 0, &accel);
-			break;
-		case 'd':
-			ok = !mb_cli_double("load", "--duration", optarg, 0, 1e9, 0, &duration);
-			break;
-		case 'r':
-			ok = !mb_cli_double("load", "--ramp", optarg, 0, 1e7, 0, &ramp);
-			break;
-		case 'j':
-			ok = !mb_cli_long("load", "--threads", optarg, 1, 1024, &threads);
-			break;
-		case 'f':
-			ok = !mb_cli_long("load", "--stats-fd", optarg, 0, 1 << 20, &stats_fd);
-			break;
-		case 'A':
-			ack_path = optarg;
-			break;
-		case 'w':
-			ok = !mb_cli_double("load", "--warmup", optarg, 0, 1e9, 0, &warmup);
-			break;
-		case 'S':
-			ok = !mb_cli_long("load", "--seed", optarg, 0, 0x7fffffffL, &seed);
-			break;
-		case 'c':
-			if (!strcmp(optarg, "on"))
-				compression = 1;
-			else if (!strcmp(optarg, "off"))
-				compression = 0;
-			else {
-				fprintf(stderr, "mailbench load: --compression: '%s' must be on or off\n",
-					optarg);
+	char *end;
+	*first = strtol(s, &end, 10);
+	if (end == s || *end != '-' || *first < 0)
+		return MB_EINVAL;
+	const char *b = end + 1;
+	*last = strtol(b, &end, 10);
+	return end == b || *end || *last < *first ? MB_EINVAL : 0;
+}
+
+/* Checks that start nothing: the syntax of --target and --user-range. */
+static int load_check(void *args)
+{
+	const struct load_args *a = args;
+	struct mb_target_cfg probe;
+	mb_target_cfg_default(&probe);
+	if (a->target[0] && mb_target_cfg_parse(&probe, a->target) != 0) {
+		fprintf(stderr,
+			"mailbench load: --target: '%s' must be DRIVER, DRIVER:ADDR:PORT or "
+			"ADDR:PORT\n",
+			a->target);
+		return MB_EXIT_USAGE;
+	}
+	long f, l;
+	if (a->user_range && parse_range(a->user_range, &f, &l) != 0) {
+		fprintf(
+		    stderr,
+		    "mailbench load: --user-range: '%s' must be FIRST-LAST, 0 <= FIRST <= LAST\n",
+		    a->user_range);
+		return MB_EXIT_USAGE;
+	}
+	return 0;
+}
+
+static int load_main(void *args, int argc, char **argv)
+{
+	const struct load_args *a = args;
+	const char *scenario = a->scenario, *target = a->target[0] ? a->target : NULL;
+	const char *topo_path = a->topology;
+	const char *ack_path = a->ack_log, *range = a->user_range;
+	long users = a->users > 0 ? a->users : -1, threads = a->threads, stats_fd = a->stats_fd;
+	long seed = a->seed;
+	double accel = a->accel > 0 ? a->accel : -1, duration = a->duration, ramp = a->ramp;
+	double warmup = a->warmup;
+	int compression = a->compression;
+	bool mpi = a->mpi;
+	(void)argc;
+	(void)argv;
+	/* driver options: "K=V,K=V" */
+	char optbuf[MB_TARGET_OPTS_MAX * 300];
+	const char *topts[MB_TARGET_OPTS_MAX];
+	int ntopts = 0;
+	if (a->target_opts) {
+		snprintf(optbuf, sizeof(optbuf), "%s", a->target_opts);
+		char *save = NULL;
+		for (char *t = strtok_r(optbuf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+			if (ntopts == MB_TARGET_OPTS_MAX || !strchr(t, '=')) {
+				fprintf(stderr,
+					"mailbench load: --target-opt: '%s' must be "
+					"KEY=VALUE[,KEY=VALUE...] "
+					"(at most %d)\n",
+					a->target_opts, MB_TARGET_OPTS_MAX);
 				return MB_EXIT_USAGE;
 			}
-			break;
-		case 'h':
-			usage(stdout);
-			return MB_EXIT_OK;
-		case ':':
-			fprintf(stderr, "mailbench load: option %s needs a value\n", argv[optind - 1]);
-			return MB_EXIT_USAGE;
-		default:
-			fprintf(stderr, "mailbench load: unknown option %s (see --help)\n", argv[optind - 1]);
-			return MB_EXIT_USAGE;
+			topts[ntopts++] = t;
 		}
-		if (!ok)
-			return MB_EXIT_USAGE;
 	}
-	if (mb_cli_no_operands("load", argc, argv))
-		return MB_EXIT_USAGE;
-	if (!scenario || !target || !topo_path) {
-		fprintf(stderr, "mailbench load: --scenario, --target and --topology are required (see --help)\n");
-		return MB_EXIT_USAGE;
-	}
-	char host[INET6_ADDRSTRLEN + 1];
-	int port;
-	if (parse_target(target, host, sizeof(host), &port) != 0) {
-		fprintf(stderr, "mailbench load: bad --target '%s': expected ADDR:PORT\n", target);
-		return MB_EXIT_USAGE;
-	}
+	long rfirst = 0, rlast = -1;
+	if (range)
+		parse_range(range, &rfirst, &rlast); /* checked by load_check */
 	static struct mb_scenario sc;
 	struct mb_cfg_error cerr;
 	int rc = mb_scenario_load(scenario, &sc, &cerr);
@@ -456,18 +531,132 @@ int mb_cmd_load(int argc, char **argv)
 	char terr[1024] = "";
 	rc = mb_topology_read(topo_path, &topo, terr, sizeof(terr));
 	if (rc != 0) {
-		fprintf(stderr, "mailbench load: --topology: %s\n", terr[0] ? terr : mb_strerror(rc));
+		fprintf(stderr, "mailbench load: --topology: %s\n",
+			terr[0] ? terr : mb_strerror(rc));
 		return MB_EXIT_USAGE;
+	}
+#ifdef __GLIBC__
+	/* the parsed JSON is freed, but glibc keeps the pages (30 MB for
+	 * 50,000 accounts): give them back before the users are counted */
+	malloc_trim(0);
+#endif
+	/* the target: the scenario's, then --target and --target-opt */
+	static struct mb_target_cfg tc;
+	mb_target_cfg_default(&tc);
+	if (sc.target_driver[0])
+		snprintf(tc.driver, sizeof(tc.driver), "%s", sc.target_driver);
+	snprintf(tc.address[0], sizeof(tc.address[0]), "%s", sc.target_address);
+	snprintf(tc.address[1], sizeof(tc.address[1]), "%s", sc.target_submission);
+	snprintf(tc.user, sizeof(tc.user), "%s", sc.target_user);
+	snprintf(tc.password, sizeof(tc.password), "%s", sc.target_password);
+	if (target && mb_target_cfg_parse(&tc, target) != 0) {
+		fprintf(stderr,
+			"mailbench load: bad --target '%s': expected DRIVER, DRIVER:ADDR:PORT or "
+			"ADDR:PORT\n",
+			target);
+		mb_topology_destroy(topo);
+		return MB_EXIT_USAGE;
+	}
+	/* --submit: the submission address (connection 1), smtp[s]://HOST:PORT or HOST:PORT */
+	if (a->submit && mb_target_cfg_submit(&tc, a->submit) != 0) {
+		fprintf(stderr,
+			"mailbench load: bad --submit '%s': expected smtp://HOST:PORT, "
+			"smtps://HOST:PORT or HOST:PORT\n",
+			a->submit);
+		mb_topology_destroy(topo);
+		return MB_EXIT_USAGE;
+	}
+	if (mb_target_cfg_tls(&tc, a->tls) != 0) {
+		fprintf(stderr, "mailbench load: --tls %s: the %s driver does not speak TLS\n",
+			mb_tls_modes[a->tls], tc.driver);
+		mb_topology_destroy(topo);
+		return MB_EXIT_USAGE;
+	}
+	snprintf(tc.tls_ca, sizeof(tc.tls_ca), "%s", a->tls_ca);
+	tc.tls_insecure = a->tls_insecure;
+	bool uses_tls = false;
+	for (int i = 0; i < MB_TARGET_CONNS_MAX; i++)
+		uses_tls |= tc.tls[i] != MB_TLS_NONE && tc.address[i][0];
+	if (uses_tls) { /* a CA file that does not load is bad input */
+		struct mb_tls_ctx *probe_ctx;
+		char tlserr[400];
+		if (mb_tls_ctx_client(tc.tls_ca, tc.tls_insecure, &probe_ctx, tlserr,
+				      sizeof(tlserr))) {
+			fprintf(stderr, "mailbench load: --tls-ca: %s\n", tlserr);
+			mb_topology_destroy(topo);
+			return MB_EXIT_USAGE;
+		}
+		mb_tls_ctx_destroy(probe_ctx);
+		if (tc.tls_insecure)
+			fprintf(stderr, "mailbench load: TLS without certificate verification "
+					"(--tls-insecure)\n");
+	}
+	const struct mb_target_ops *ops = mb_target_find(tc.driver);
+	if (!ops) {
+		fprintf(stderr, "mailbench load: %s: target.driver: unknown driver '%s'\n",
+			scenario, tc.driver);
+		mb_topology_destroy(topo);
+		return MB_EXIT_USAGE;
+	}
+	for (int i = 0; i < ntopts; i++) {
+		const char *eq = strchr(topts[i], '=');
+		size_t kl = (size_t)(eq - topts[i]);
+		bool known = false;
+		for (int k = 0; ops->opts && ops->opts[k].name; k++)
+			known |= strlen(ops->opts[k].name) == kl &&
+				 !strncmp(ops->opts[k].name, topts[i], kl);
+		if (!known || kl >= sizeof(tc.opts[0].key) ||
+		    strlen(eq + 1) >= sizeof(tc.opts[0].value)) {
+			fprintf(stderr,
+				"mailbench load: --target-opt '%s': not an option of driver %s\n",
+				topts[i], ops->name);
+			mb_topology_destroy(topo);
+			return MB_EXIT_USAGE;
+		}
+		memcpy(tc.opts[tc.nopts].key, topts[i], kl);
+		snprintf(tc.opts[tc.nopts].value, sizeof(tc.opts[0].value), "%s", eq + 1);
+		tc.nopts++;
+	}
+	for (int i = 0; !(ops->flags & MB_TARGET_F_NO_IO) && i < ops->conns; i++) {
+		char num[300];
+		if (!tc.address[i][0]) {
+			fprintf(stderr,
+				"mailbench load: the %s target needs %s (--target %s:ADDR:PORT)\n",
+				ops->name,
+				i == 0 ? "an address" : "target.submission in the scenario",
+				ops->name);
+			mb_topology_destroy(topo);
+			return MB_EXIT_USAGE;
+		}
+		if (resolve_address(tc.address[i], num, sizeof(num)) != 0 ||
+		    strlen(num) >= sizeof(tc.address[i])) {
+			fprintf(stderr,
+				"mailbench load: bad target address '%s': expected ADDR:PORT\n",
+				tc.address[i]);
+			mb_topology_destroy(topo);
+			return MB_EXIT_USAGE;
+		}
+		snprintf(tc.address[i], sizeof(tc.address[i]), "%s", num);
 	}
 	int tusers = mb_topology_user_count(topo);
 	if (users > tusers) {
-		fprintf(stderr, "mailbench load: --users %ld: the topology %s has only %d users\n", users,
-			topo_path, tusers);
+		fprintf(stderr, "mailbench load: --users %ld: the topology %s has only %d users\n",
+			users, topo_path, tusers);
 		mb_topology_destroy(topo);
 		return MB_EXIT_USAGE;
 	}
 	if (users < 0)
 		users = sc.run_users < tusers ? sc.run_users : tusers;
+	if (range && rlast >= users) {
+		fprintf(
+		    stderr,
+		    "mailbench load: --user-range %s: beyond the %ld simulated users (--users)\n",
+		    range, users);
+		mb_topology_destroy(topo);
+		return MB_EXIT_USAGE;
+	}
+	if (!range)
+		rlast = users - 1;
 	if (threads < 0) {
 		int n = 1;
 		threads = mb_online_cpus(&n) == 0 && n > 0 ? n : 1;
@@ -481,19 +670,38 @@ int mb_cmd_load(int argc, char **argv)
 	if (compression < 0)
 		compression = sc.compression;
 
+	struct run r;
+	memset(&r, 0, sizeof(r));
 	int ack_fd = -1;
+	if (mpi) {
+		/* the ranks split the user range (all N users by default) */
+		if ((rc = mb_distload_join((int)rfirst, (int)rlast, &r.dist)) != 0) {
+			mb_topology_destroy(topo);
+			return rc == MB_EUNSUPPORTED || rc == MB_ERANGE ? MB_EXIT_USAGE
+									: MB_EXIT_RUNTIME;
+		}
+		if (mb_distload_ack_open(r.dist, ack_path, &ack_fd) != 0) {
+			mb_distload_end(r.dist, MB_EXIT_USAGE);
+			mb_topology_destroy(topo);
+			return MB_EXIT_USAGE;
+		}
+		ack_path = NULL; /* the rank's spool, not the file */
+		if (mb_distload_rank(r.dist) != 0)
+			stats_fd = -1; /* rank 0 writes the job's stream */
+	}
 	if (ack_path) {
-		ack_fd = open(ack_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+		ack_fd = open(ack_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
 		if (ack_fd < 0) {
-			fprintf(stderr, "mailbench load: --ack-log %s: %s\n", ack_path, strerror(errno));
+			fprintf(stderr, "mailbench load: --ack-log %s: %s\n", ack_path,
+				strerror(errno));
 			mb_topology_destroy(topo);
 			return MB_EXIT_USAGE;
 		}
 	}
-	struct run r;
-	memset(&r, 0, sizeof(r));
 	r.sc = &sc;
 	r.users = (int)users;
+	r.first = (int)rfirst;
+	r.count = (int)(rlast - rfirst + 1);
 	r.accel = accel;
 	r.warmup_s = warmup;
 	r.warm = warmup <= 0;
@@ -505,12 +713,47 @@ int mb_cmd_load(int argc, char **argv)
 	}
 	raise_nofile();
 	struct mb_engine_opts eo = {
-		.sc = &sc, .topo = topo, .host = host, .port = port, .users = (int)users,
-		.accel = accel, .ramp_s = ramp, .threads = (int)threads, .seed = (uint64_t)seed,
-		.ack_fd = ack_fd, .compression = compression != 0, .notify = true,
+	    .sc = &sc,
+	    .topo = topo,
+	    .target = &tc,
+	    .users = (int)users,
+	    .first = r.first,
+	    .count = r.count,
+	    .accel = accel,
+	    .ramp_s = ramp,
+	    .threads = (int)threads,
+	    .seed = (uint64_t)seed,
+	    .ack_fd = ack_fd,
+	    .compression = compression != 0,
+	    .notify = true,
 	};
-	if ((rc = mb_load_stats_create(&r.total)) != 0 || (rc = mb_load_stats_create(&r.win)) != 0 ||
-	    (rc = mb_engine_create(&eo, &r.eng)) != 0) {
+	if (r.dist) { /* this rank's slice of the range */
+		eo.first = mb_distload_slice(r.dist)->first;
+		eo.count = mb_distload_slice(r.dist)->users;
+	}
+	/* each user holds its connections open: past the open-file limit the
+	 * users go to several processes (mailbench run does it through mpirun) */
+	int conns = ops->flags & MB_TARGET_F_NO_IO ? 0 : ops->conns;
+	long fdlim = mb_dist_fd_limit();
+	if (mb_dist_users_per_proc(fdlim, conns) < eo.count) {
+		int k = 0;
+		mb_dist_procs_for_fds(eo.count, conns, fdlim, &k);
+		fprintf(
+		    stderr,
+		    "mailbench load: --users: %d users x %d connection%s need %ld open files with "
+		    "the process's own %d, above the open-file limit %ld (ulimit -Hn): split them "
+		    "over "
+		    "%d or more load processes (mailbench run does, through mpirun; or mpirun -n "
+		    "%d "
+		    "mailbench load --mpi ...)\n",
+		    eo.count, conns, conns == 1 ? "" : "s",
+		    (long)eo.count * conns + MB_DIST_FD_RESERVE, MB_DIST_FD_RESERVE, fdlim,
+		    k > 1 ? k : 2, k > 1 ? k : 2);
+		exit_code = MB_EXIT_USAGE;
+		goto out;
+	}
+	if ((rc = mb_load_stats_create(&r.total)) != 0 ||
+	    (rc = mb_load_stats_create(&r.win)) != 0 || (rc = mb_engine_create(&eo, &r.eng)) != 0) {
 		fprintf(stderr, "mailbench load: cannot set up the engine: %s\n", mb_strerror(rc));
 		exit_code = MB_EXIT_RUNTIME;
 		goto out;
@@ -520,7 +763,8 @@ int mb_cmd_load(int argc, char **argv)
 	uv_timer_init(loop, &r.end);
 	uv_signal_init(loop, &r.sigint);
 	uv_signal_init(loop, &r.sigterm);
-	r.tick.data = r.end.data = r.sigint.data = r.sigterm.data = &r;
+	uv_signal_init(loop, &r.sigusr1);
+	r.tick.data = r.end.data = r.sigint.data = r.sigterm.data = r.sigusr1.data = &r;
 	if ((rc = mb_engine_start(r.eng)) != 0) {
 		fprintf(stderr, "mailbench load: cannot start: %s\n", mb_strerror(rc));
 		exit_code = MB_EXIT_RUNTIME;
@@ -528,6 +772,12 @@ int mb_cmd_load(int argc, char **argv)
 		close_signals(&r, loop);
 		uv_loop_close(loop);
 		goto out;
+	}
+	/* --mpi: the windows start together (each later one waits for all) */
+	if (r.dist && mb_distload_barrier(r.dist) != 0) {
+		fprintf(stderr, "mailbench load: rank %d: the job did not start\n",
+			mb_distload_rank(r.dist));
+		mb_distload_end(r.dist, MB_EXIT_RUNTIME);
 	}
 	r.t0 = r.t_last = mb_now_s();
 	if (r.warm)
@@ -537,24 +787,163 @@ int mb_cmd_load(int argc, char **argv)
 		uv_timer_start(&r.end, end_cb, (uint64_t)(duration * 1000), 0);
 	uv_signal_start(&r.sigint, signal_cb, SIGINT);
 	uv_signal_start(&r.sigterm, signal_cb, SIGTERM);
+	uv_signal_start(&r.sigusr1, signal_cb, SIGUSR1);
 	uv_unref((uv_handle_t *)&r.sigint);
 	uv_unref((uv_handle_t *)&r.sigterm);
+	uv_unref((uv_handle_t *)&r.sigusr1);
 	uv_run(loop, UV_RUN_DEFAULT);
 	mb_engine_stop(r.eng);
 	sample(&r, true);
 	if (r.w)
 		mb_stats_write_end(r.w);
-	else
+	else if (!r.dist || mb_distload_rank(r.dist) == 0)
 		print_summary(&r);
+	if (r.logons_all == 0 && (!r.dist || mb_distload_rank(r.dist) == 0)) {
+		/* nothing was measured: a runtime failure, not a result */
+		fprintf(stderr,
+			"mailbench load: no user could log on to %s%s%s (%llu connect failures, "
+			"%llu logon failures)\n",
+			tc.driver, tc.address[0][0] ? ":" : "", tc.address[0],
+			(unsigned long long)r.total->n.connect_failures,
+			(unsigned long long)r.total->n.logon_failures);
+		exit_code = MB_EXIT_RUNTIME;
+	}
+	const char *tls_err = mb_engine_tls_error(r.eng);
+	if (tls_err && (!r.dist || mb_distload_rank(r.dist) == 0))
+		fprintf(stderr, "mailbench load: TLS failure (the first): %s\n", tls_err);
 	close_signals(&r, loop);
 	uv_loop_close(loop);
 out:
 	mb_engine_destroy(r.eng);
+	json_decref(r.ds.ranks);
+	free(r.ds.acks);
+	/* --mpi: a rank that failed aborts the job (mpirun names it) */
+	mb_distload_end(r.dist, exit_code);
+	bool dist = r.dist != NULL;
+	r.dist = NULL;
 	mb_load_stats_destroy(r.total);
 	mb_load_stats_destroy(r.win);
 	mb_stats_writer_destroy(r.w);
 	mb_topology_destroy(topo);
-	if (ack_fd >= 0)
+	if (ack_fd >= 0 && !dist) /* --mpi: the spool, closed by the job */
 		close(ack_fd);
 	return exit_code;
 }
+
+#define LA struct load_args
+static const struct mb_opt load_opts[] = {
+    MB_OPTION_SCENARIO(LA, scenario, NULL, MB_OPT_REQ, NULL),
+    MB_OPTION_TARGET(LA, target, 't', "the scenario's target.driver and target.address"),
+    {.path = "target-opt",
+     .flag = "target-opt",
+     .sflag = 'o',
+     .metavar = "K=V,...",
+     .type = MB_OT_ARG,
+     .off = offsetof(LA, target_opts),
+     .flags = MB_OPT_NONEMPTY,
+     .help = "options of the driver (null: fail_logons, lose_every, spin_us)"},
+    {.path = "submit",
+     .flag = "submit",
+     .sflag = 'M',
+     .metavar = "ADDR",
+     .type = MB_OT_ARG,
+     .off = offsetof(LA, submit),
+     .flags = MB_OPT_NONEMPTY,
+     .dtext = "the scenario's target.submission",
+     .help = "the submission address (smtp://HOST:PORT, smtps://HOST:PORT: TLS) of the imap "
+	     "target"},
+    MB_OPTION_TLS(LA, tls),
+    MB_OPTION_TLS_CA(LA, tls_ca),
+    MB_OPTION_TLS_INSECURE(LA, tls_insecure),
+    {.path = "topology",
+     .flag = "topology",
+     .sflag = 'T',
+     .metavar = "FILE",
+     .type = MB_OT_ARG,
+     .off = offsetof(LA, topology),
+     .flags = MB_OPT_REQ | MB_OPT_NONEMPTY,
+     .help =
+	 "DATA/topology.json written by mailbench init, or an accounts file (DATA/accounts.json)"},
+    MB_OPTION_USERS(LA, users, "the scenario's run.users, at most the topology's; the first N"),
+    {.path = "user-range",
+     .flag = "user-range",
+     .sflag = 'R',
+     .metavar = "A-B",
+     .type = MB_OT_ARG,
+     .off = offsetof(LA, user_range),
+     .flags = MB_OPT_NONEMPTY,
+     .dtext = "all N",
+     .help = "run only users A..B (0-based) of the N simulated; recipients are drawn among all N"},
+    MB_OPTION_ACCEL(LA, accel, 'a'),
+    {.path = "duration",
+     .flag = "duration",
+     .sflag = 'd',
+     .metavar = "S",
+     .type = MB_OT_DOUBLE,
+     .off = offsetof(LA, duration),
+     .def = -1,
+     .min = 0,
+     .max = MB_DURATION_MAX,
+     .dtext = "the scenario's run.duration_s",
+     .help = "stop after S seconds (0: until a signal)"},
+    {.path = "ramp",
+     .flag = "ramp",
+     .sflag = 'r',
+     .metavar = "S",
+     .type = MB_OT_DOUBLE,
+     .off = offsetof(LA, ramp),
+     .def = -1,
+     .min = 0,
+     .max = MB_RAMP_MAX,
+     .dtext = "the scenario's run.ramp_s",
+     .help = "spread logons over S seconds"},
+    {.path = "threads",
+     .flag = "threads",
+     .sflag = 'j',
+     .metavar = "N",
+     .type = MB_OT_INT,
+     .off = offsetof(LA, threads),
+     .def = -1,
+     .min = 1,
+     .max = 1024,
+     .dtext = "online CPUs",
+     .help = "event loops (threads), users sharded over them"},
+    MB_OPTION_STATS_FD(LA, stats_fd, 'f'),
+    MB_OPTION_ACK_LOG(LA, ack_log, 'A',
+		      "append '+ MAILBOX MID' for every acknowledged create, '- MAILBOX MID' for "
+		      "every acknowledged delete ('~ MAILBOX MID' when a delete was asked, before "
+		      "its reply); with --mpi, '-' sends them in the stats stream (x.acks)"),
+    MB_OPTION_SEED(LA, seed, 'S', 1, 0, "1"),
+    MB_OPTION_COMPRESSION(LA, compression, 'c', -1, "the scenario's run.compression"),
+    MB_OPTION_WARMUP(LA, warmup, 'w', 0,
+		     "0; the end summary leaves them out, the stats stream has every second"),
+    {.path = "mpi",
+     .flag = "mpi",
+     .type = MB_OT_FLAG,
+     .off = offsetof(LA, mpi),
+     .help = "one rank of an Open MPI job (mpirun -n K [--hostfile H] mailbench load --mpi ...): "
+	     "rank r runs the r-th contiguous slice of the users (of --user-range), balanced by "
+	     "count; once a second the ranks reduce their counters and histogram buckets to rank 0 "
+	     "(exact sums), which alone writes the stats stream, the summary and the ack log; "
+	     "SIGUSR1 (mpirun forwards it) stops every rank at the same window"},
+};
+
+const struct mb_cmd_entry mb_cmd_load_entry = {
+    .name = "load",
+    .usage = "-s SCENARIO [--target [DRIVER:]ADDR:PORT] --topology FILE [OPTIONS]",
+    .summary = "the load engine: simulated Outlook users",
+    .about = "Simulated Outlook users (online or cached mode, per the scenario) drive a\n"
+	     "target through its driver (mbstore: a mailbench store over its wire protocol;\n"
+	     "null: no I/O; imap: a real mail server over IMAP + SMTP submission),\n"
+	     "following the scenario's 8-hour day.  Without --stats-fd it\n"
+	     "prints a summary at the end: per action scheduled, done, failed, late, cut and\n"
+	     "p50/p95/p99 (\"not supported by the target\" for what the target cannot run),\n"
+	     "the LoadSim score, messages sent and received per user-day.",
+    .epilog = "exit codes: 0 ok, 2 usage or input error, 3 runtime failure (also when no user\n"
+	      "could log on: the target is named)",
+    .opts = load_opts,
+    .nopts = (int)(sizeof(load_opts) / sizeof(load_opts[0])),
+    .args_size = sizeof(struct load_args),
+    .check = load_check,
+    .run = load_main,
+};

@@ -8,75 +8,82 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/content.h"
 #include "core/error.h"
 #include "load/user.h"
 
-#define TICK_MS 20       /* loop-lag probe: 50 samples a second */
+#define TICK_MS 20	 /* loop-lag probe: 50 samples a second */
 #define PUBLISH_TICKS 10 /* publish measurements every 200 ms */
-#define ARENA_BYTES (4u << 20)
 #define RX_BYTES (256u << 10)
 #define SYNC_PERIOD_SIM_S 600.0 /* cached mode: background sync every 10 simulated minutes */
+/* cached mode: a new-mail notification is downloaded 30 simulated seconds
+ * later (KB870926, Outlook 2003's download timer) */
+#define DOWNLOAD_DELAY_SIM_S 30.0
 
 struct mb_engine {
 	struct mb_engine_shared shared;
+	struct mb_scenario *sc; /* the scenario less what the target cannot run */
+	uint32_t unsupported;	/* actions the target cannot run */
 	struct mb_shard *shards;
 	int nshards;
 	bool started;
-	uint64_t stop_ns;                 /* when stop was asked (0: running) */
+	uint64_t stop_ns; /* when stop was asked (0: running) */
 };
 
-const struct mb_engine_shared *mb_shard_shared(const struct mb_shard *sh)
+size_t mb_engine_user_struct_bytes(const struct mb_engine *e)
 {
-	return &sh->eng->shared;
+	const struct mb_target_ops *ops = e ? e->shared.ops : NULL;
+	size_t extra =
+	    ops ? ops->user_size +
+		      (ops->conns > 1 ? (size_t)(ops->conns - 1) * sizeof(struct mb_conn) : 0)
+		: 0;
+	return sizeof(struct mb_user) + extra;
 }
 
-size_t mb_engine_user_struct_bytes(void)
-{
-	return sizeof(struct mb_user);
-}
+const struct mb_target_ops *mb_engine_target(const struct mb_engine *e) { return e->shared.ops; }
 
-static uint32_t name_hash(const char *p, size_t len)
-{
-	uint32_t h = 2166136261u; /* FNV-1a */
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ (uint8_t)p[i]) * 16777619u;
-	return h;
-}
+uint32_t mb_engine_unsupported(const struct mb_engine *e) { return e->unsupported; }
 
-static int build_name_index(struct mb_engine_shared *es)
+/* A numeric "HOST:PORT" or "[V6]:PORT" into addr. */
+static int parse_addr(const char *s, struct sockaddr_storage *addr)
 {
-	int n = mb_topology_user_count(es->topo);
-	uint32_t cap = 16;
-	while (cap < (uint32_t)n * 2)
-		cap <<= 1;
-	es->name_index = malloc(cap * sizeof(int32_t));
-	if (!es->name_index)
-		return MB_ENOMEM;
-	memset(es->name_index, 0xff, cap * sizeof(int32_t));
-	es->name_cap = cap;
-	for (int i = 0; i < n; i++) {
-		const char *name = mb_topology_user(es->topo, i)->name;
-		uint32_t k = name_hash(name, strlen(name)) & (cap - 1);
-		while (es->name_index[k] >= 0)
-			k = (k + 1) & (cap - 1);
-		es->name_index[k] = i;
+	const char *colon = strrchr(s, ':');
+	if (!colon || colon == s)
+		return MB_EINVAL;
+	char host[256];
+	size_t n = (size_t)(colon - s);
+	if (s[0] == '[' && colon[-1] == ']') {
+		s++;
+		n -= 2;
 	}
+	if (n == 0 || n >= sizeof(host))
+		return MB_EINVAL;
+	memcpy(host, s, n);
+	host[n] = '\0';
+	int port = atoi(colon + 1);
+	if (port < 1 || port > 65535)
+		return MB_EINVAL;
+	if (uv_ip4_addr(host, port, (struct sockaddr_in *)addr) != 0 &&
+	    uv_ip6_addr(host, port, (struct sockaddr_in6 *)addr) != 0)
+		return MB_EINVAL;
 	return 0;
 }
 
-int32_t mb_engine_find_user(const struct mb_engine_shared *es, const char *name, size_t len)
+/* The host part of "HOST:PORT" or "[V6]:PORT": what the server's
+ * certificate must name. */
+static void tls_host(const char *s, char *host, size_t cap)
 {
-	uint32_t k = name_hash(name, len) & (es->name_cap - 1);
-	for (;;) {
-		int32_t i = es->name_index[k];
-		if (i < 0)
-			return -1;
-		const char *s = mb_topology_user(es->topo, i)->name;
-		if (strlen(s) == len && memcmp(s, name, len) == 0)
-			return i;
-		k = (k + 1) & (es->name_cap - 1);
+	const char *colon = strrchr(s, ':');
+	size_t n = colon ? (size_t)(colon - s) : strlen(s);
+	if (n >= 2 && s[0] == '[' && s[n - 1] == ']') {
+		s++;
+		n -= 2;
 	}
+	snprintf(host, cap, "%.*s", (int)n, s);
+}
+
+const char *mb_engine_tls_error(const struct mb_engine *e)
+{
+	return atomic_load(&e->shared.tls_err_state) == 2 ? e->shared.tls_err : NULL;
 }
 
 static void tick_cb(uv_timer_t *t)
@@ -108,69 +115,112 @@ static void stop_cb(uv_async_t *a)
 static void shard_main(void *arg)
 {
 	struct mb_shard *sh = arg;
-	const struct mb_engine_shared *es = &sh->eng->shared;
+	const struct mb_engine_shared *es = sh->es;
+	/* the loop's clock was read at uv_loop_init (mb_engine_create): timers
+	 * started before this would count from then and fire early, shortening
+	 * the ramp by however long the start took (a loaded machine) */
+	uv_update_time(&sh->loop);
 	sh->tick_expected_ns = uv_hrtime() + (uint64_t)TICK_MS * 1000000u;
 	uv_timer_start(&sh->tick, tick_cb, TICK_MS, TICK_MS);
 	/* logons spread evenly over the ramp, interleaved across shards */
 	for (int i = 0; i < sh->nusers; i++) {
 		struct mb_user *u = &sh->users[i];
-		double delay = es->nusers > 1 ? es->ramp_s * (double)u->idx / es->nusers : 0;
+		double delay =
+		    es->count > 1
+			? es->ramp_s * (double)(u->t.idx - (uint32_t)es->first) / es->count
+			: 0;
 		mb_user_begin(u, delay);
 	}
 	uv_run(&sh->loop, UV_RUN_DEFAULT);
 }
 
-static void shard_free(struct mb_shard *sh)
+static void shard_free(struct mb_shard *sh, const struct mb_target_ops *ops)
 {
 	if (sh->users) {
 		for (int i = 0; i < sh->nusers; i++) {
-			mb_replica_destroy(sh->users[i].rep);
-			mb_buf_destroy(sh->users[i].rx);
-			free(sh->users[i].ctx);
+			struct mb_user *u = &sh->users[i];
+			if (u->sh && ops->user_fini)
+				ops->user_fini(&u->t);
+			mb_buf_destroy(u->c0.rx);
+			for (int k = 1; u->xc && k < ops->conns; k++)
+				mb_buf_destroy(u->xc[k - 1].rx);
+			free(u->xc);
+			free(u->bh);
 		}
 	}
 	free(sh->users);
+	mb_user_pool_free(sh);
+	free(sh->priv);
 	free(sh->rxbuf);
-	free(sh->body);
-	mb_arena_destroy(sh->arena);
-	mb_buf_destroy(sh->scratch);
-	mb_buf_destroy(sh->enc);
-	mb_buf_destroy(sh->enc_tmp);
+	if (ops->shard_fini && sh->drv)
+		ops->shard_fini(sh->drv);
 	mb_load_stats_destroy(sh->st);
 	mb_load_stats_destroy(sh->pub);
 }
 
 int mb_engine_create(const struct mb_engine_opts *o, struct mb_engine **out)
 {
-	if (!o || !o->sc || !o->topo || !o->host || o->port <= 0 || o->port > 65535 ||
-	    !(o->accel > 0) || o->threads < 1 || o->users < 1)
+	if (!o || !o->sc || !o->topo || !o->target || !(o->accel > 0) || o->threads < 1 ||
+	    o->users < 1 || o->first < 0 || o->count < 0)
 		return MB_EINVAL;
-	if (o->users > mb_topology_user_count(o->topo))
+	const struct mb_target_ops *ops = o->ops ? o->ops : mb_target_find(o->target->driver);
+	if (!ops || ops->conns < 1 || ops->conns > MB_TARGET_CONNS_MAX ||
+	    ops->nops > MB_TARGET_OPS_MAX)
+		return MB_EINVAL;
+	int count = o->count ? o->count : o->users - o->first;
+	if (o->users > mb_topology_user_count(o->topo) || count < 1 || o->first + count > o->users)
 		return MB_ERANGE;
 	struct mb_engine *e = calloc(1, sizeof(*e));
 	if (!e)
 		return MB_ENOMEM;
 	struct mb_engine_shared *es = &e->shared;
-	es->sc = o->sc;
+	es->ops = ops;
+	es->cfg = *o->target;
 	es->topo = o->topo;
 	es->nusers = o->users;
+	es->first = o->first;
+	es->count = count;
 	es->nlists = mb_topology_list_count(o->topo);
 	es->ramp_s = o->ramp_s > 0 ? o->ramp_s : 0;
 	es->ack_fd = o->ack_fd;
-	es->compression = o->compression;
-	es->notify = o->notify;
-	es->cached = o->sc->mode == MB_MODE_CACHED;
 	es->seed = o->seed;
-	es->sync_period_s = SYNC_PERIOD_SIM_S / o->accel;
-	if (es->sync_period_s < 0.5)
-		es->sync_period_s = 0.5;
+	/* what the target cannot run is not scheduled (and shown as such) */
+	e->sc = malloc(sizeof(*e->sc));
+	if (!e->sc) {
+		free(e);
+		return MB_ENOMEM;
+	}
+	*e->sc = *o->sc;
+	for (int a = 0; a < MB_ACTION_COUNT; a++)
+		if (!mb_target_supports(ops, a) && e->sc->actions_per_day[a] > 0) {
+			e->unsupported |= 1u << a;
+			e->sc->actions_per_day[a] = 0;
+		}
+	es->sc = e->sc;
+	struct mb_target_env *env = &es->env;
+	env->cfg = &es->cfg;
+	env->sc = es->sc;
+	env->accounts = o->topo;
+	env->sp = &es->sp;
+	env->nusers = o->users;
+	env->nlists = es->nlists;
+	env->cached = o->sc->mode == MB_MODE_CACHED && (ops->flags & MB_TARGET_F_CACHED);
+	env->compression = o->compression;
+	env->notify = o->notify;
+	env->sync_period_s = SYNC_PERIOD_SIM_S / o->accel;
+	if (env->sync_period_s < 0.5)
+		env->sync_period_s = 0.5;
+	env->download_delay_s = DOWNLOAD_DELAY_SIM_S / o->accel;
 	const struct mb_topo_info *ti = mb_topology_info(o->topo);
-	es->avg_body = (size_t)(ti->avg_message_kb > 0 ? ti->avg_message_kb : o->sc->avg_message_kb) * 1024;
+	env->avg_body = (size_t)(ti->mailbox.avg_message_kb > 0 ? ti->mailbox.avg_message_kb
+								: o->sc->mailbox.avg_message_kb) *
+			1024;
 	/* lists: mean size, and how many members are simulated users (a
 	 * direct recipient who is also in a list on the message gets one copy) */
 	double members = 0;
 	int *sim = es->nlists ? calloc((size_t)es->nlists, sizeof(int)) : NULL;
 	if (es->nlists && !sim) {
+		free(e->sc);
 		free(e);
 		return MB_ENOMEM;
 	}
@@ -185,22 +235,26 @@ int mb_engine_create(const struct mb_engine_opts *o, struct mb_engine **out)
 		mean = 1;
 	double overlap = mb_sched_direct_in_list(sim, es->nlists, o->users);
 	free(sim);
-	int rc = mb_sched_params_init_pop(o->sc, o->accel, mean, overlap, &es->sp);
+	int rc = mb_sched_params_init_pop(es->sc, o->accel, mean, overlap, &es->sp);
 	if (rc == 0)
-		rc = build_name_index(es);
-	if (rc == 0) {
-		struct sockaddr_in *a4 = (struct sockaddr_in *)&es->addr;
-		struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)&es->addr;
-		if (uv_ip4_addr(o->host, o->port, a4) != 0 && uv_ip6_addr(o->host, o->port, a6) != 0)
-			rc = MB_EINVAL;
+		rc = mb_user_name_index(es);
+	for (int i = 0; rc == 0 && !(ops->flags & MB_TARGET_F_NO_IO) && i < ops->conns; i++)
+		rc = parse_addr(es->cfg.address[i], &es->addr[i]);
+	for (int i = 0; rc == 0 && !(ops->flags & MB_TARGET_F_NO_IO) && i < ops->conns; i++) {
+		if (es->cfg.tls[i] == MB_TLS_NONE)
+			continue;
+		tls_host(es->cfg.address[i], es->tls_host[i], sizeof(es->tls_host[i]));
+		if (!es->tls_ctx)
+			rc = mb_tls_ctx_client(es->cfg.tls_ca, es->cfg.tls_insecure, &es->tls_ctx,
+					       es->tls_err, sizeof(es->tls_err));
 	}
-	int n = o->threads < o->users ? o->threads : o->users;
+	int n = o->threads < count ? o->threads : count;
 	e->shards = rc == 0 ? calloc((size_t)n, sizeof(*e->shards)) : NULL;
 	if (rc == 0 && !e->shards)
 		rc = MB_ENOMEM;
 	for (int s = 0; rc == 0 && s < n; s++) {
 		struct mb_shard *sh = &e->shards[s];
-		sh->eng = e;
+		sh->es = es;
 		sh->id = s;
 		e->nshards = s + 1;
 		if (uv_loop_init(&sh->loop) != 0 || uv_mutex_init(&sh->mu) != 0) {
@@ -214,34 +268,50 @@ int mb_engine_create(const struct mb_engine_opts *o, struct mb_engine **out)
 		sh->inited = true;
 		sh->rxcap = RX_BYTES;
 		sh->rxbuf = malloc(sh->rxcap);
-		sh->body_cap = MB_CONTENT_MAX;
-		sh->body = malloc(sh->body_cap);
-		if (!sh->rxbuf || !sh->body)
+		if (!sh->rxbuf)
 			rc = MB_ENOMEM;
-		if (rc == 0)
-			rc = mb_arena_create(ARENA_BYTES, &sh->arena);
-		if (rc == 0)
-			rc = mb_buf_create(64 << 10, &sh->scratch);
-		if (rc == 0)
-			rc = mb_buf_create(64 << 10, &sh->enc);
-		if (rc == 0)
-			rc = mb_buf_create(64 << 10, &sh->enc_tmp);
 		if (rc == 0)
 			rc = mb_load_stats_create(&sh->st);
 		if (rc == 0)
 			rc = mb_load_stats_create(&sh->pub);
+		if (rc == 0)
+			rc = mb_load_stats_set_ops(sh->st, ops->op_names, ops->nops);
+		if (rc == 0)
+			rc = mb_load_stats_set_ops(sh->pub, ops->op_names, ops->nops);
+		if (rc == 0 && ops->shard_init)
+			rc = ops->shard_init(env, &sh->drv);
 		if (rc != 0)
 			break;
-		sh->nusers = o->users / n + (s < o->users % n ? 1 : 0);
+		sh->benv.sp = &es->sp;
+		sh->benv.nusers = (uint32_t)o->users;
+		sh->benv.nlists = (uint32_t)es->nlists;
+		sh->benv.cached = env->cached;
+		sh->benv.inbox_messages = ti->mailbox.inbox_messages;
+		sh->benv.deleted_items_messages = ti->mailbox.deleted_items_messages;
+		sh->benv.contacts = ti->mailbox.contacts;
+		sh->benv.avg_body = (uint32_t)env->avg_body;
+		sh->benv.send_mix = es->sc->mix_send;
+		sh->benv.nsend_mix = es->sc->mix_send_count;
+		sh->benv.open_attach_pct = es->sc->open_attachment_pct;
+		sh->benv.steps = ops->steps & MB_STEPS_OPTIONAL;
+		sh->nusers = count / n + (s < count % n ? 1 : 0);
 		sh->users = calloc((size_t)sh->nusers, sizeof(struct mb_user));
-		if (!sh->users) {
+		if (ops->user_size)
+			sh->priv = calloc((size_t)sh->nusers, ops->user_size);
+		if (!sh->users || (ops->user_size && !sh->priv)) {
 			rc = MB_ENOMEM;
 			break;
 		}
 		for (int i = 0; i < sh->nusers; i++) {
 			struct mb_user *u = &sh->users[i];
-			mb_user_init(sh, u, (uint32_t)(s + i * n));
-			if (es->cached && (rc = mb_replica_create(&u->rep)) != 0)
+			if (ops->conns > 1 &&
+			    !(u->xc = calloc((size_t)ops->conns - 1, sizeof(*u->xc)))) {
+				rc = MB_ENOMEM;
+				break;
+			}
+			mb_user_init(sh, u, (uint32_t)(o->first + s + i * n),
+				     ops->user_size ? sh->priv + (size_t)i * ops->user_size : NULL);
+			if (ops->user_init && (rc = ops->user_init(&u->t)) != 0)
 				break;
 		}
 	}
@@ -346,9 +416,11 @@ void mb_engine_destroy(struct mb_engine *e)
 			uv_loop_close(&sh->loop);
 			uv_mutex_destroy(&sh->mu);
 		}
-		shard_free(sh);
+		shard_free(sh, e->shared.ops);
 	}
 	free(e->shards);
+	mb_tls_ctx_destroy(e->shared.tls_ctx);
 	free(e->shared.name_index);
+	free(e->sc);
 	free(e);
 }

@@ -9,16 +9,17 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "core/score.h"
 
-#define FOR_EACH_HIST(s, X)                                                    \
-	do {                                                                   \
-		X((s)->rpc);                                                   \
-		for (int i_ = 0; i_ < MB_OP_COUNT; i_++)                       \
-			X((s)->rpc_by_op[i_]);                                 \
-		for (int i_ = 0; i_ < MB_ACTION_COUNT; i_++)                   \
-			X((s)->action[i_]);                                    \
-		X((s)->loop_lag);                                              \
-		X((s)->timer_late);                                            \
+#define FOR_EACH_HIST(s, X)                                                                        \
+	do {                                                                                       \
+		X((s)->rpc);                                                                       \
+		for (int i_ = 0; i_ < (s)->nops; i_++)                                             \
+			X((s)->rpc_by_op[i_]);                                                     \
+		for (int i_ = 0; i_ < MB_ACTION_COUNT; i_++)                                       \
+			X((s)->action[i_]);                                                        \
+		X((s)->loop_lag);                                                                  \
+		X((s)->timer_late);                                                                \
 	} while (0)
 
 int mb_load_stats_create(struct mb_load_stats **out)
@@ -27,8 +28,8 @@ int mb_load_stats_create(struct mb_load_stats **out)
 	if (!s)
 		return MB_ENOMEM;
 	int rc = 0;
-#define MK(h)                                                                  \
-	if (rc == 0)                                                           \
+#define MK(h)                                                                                      \
+	if (rc == 0)                                                                               \
 	rc = mb_hist_create(&(h))
 	FOR_EACH_HIST(s, MK);
 #undef MK
@@ -50,6 +51,20 @@ void mb_load_stats_destroy(struct mb_load_stats *s)
 	free(s);
 }
 
+int mb_load_stats_set_ops(struct mb_load_stats *s, const char *const *names, int n)
+{
+	if (n < 0 || n > MB_LOAD_OPS_MAX)
+		return MB_EINVAL;
+	for (int i = s->nops; i < n; i++) {
+		int rc = mb_hist_create(&s->rpc_by_op[i]);
+		if (rc != 0)
+			return rc;
+		s->nops = i + 1;
+	}
+	s->op_names = names;
+	return 0;
+}
+
 void mb_load_stats_reset(struct mb_load_stats *s)
 {
 #define RST(h) mb_hist_reset(h)
@@ -60,16 +75,26 @@ void mb_load_stats_reset(struct mb_load_stats *s)
 	memset(s->failed, 0, sizeof(s->failed));
 	memset(s->late, 0, sizeof(s->late));
 	memset(s->cut, 0, sizeof(s->cut));
+	s->first_ok_t = 0;
 	memset(s->op_count, 0, sizeof(s->op_count));
+	memset(s->task_rpcs, 0, sizeof(s->task_rpcs));
+	memset(s->task_ops, 0, sizeof(s->task_ops));
 	memset(&s->n, 0, sizeof(s->n));
 }
 
 void mb_load_stats_merge(struct mb_load_stats *dst, const struct mb_load_stats *src)
 {
 	mb_hist_merge(dst->rpc, src->rpc);
-	for (int i = 0; i < MB_OP_COUNT; i++) {
+	if (src->nops > dst->nops || (!dst->op_names && src->op_names))
+		mb_load_stats_set_ops(dst, src->op_names,
+				      src->nops > dst->nops ? src->nops : dst->nops);
+	for (int i = 0; i < src->nops && i < dst->nops; i++) {
 		mb_hist_merge(dst->rpc_by_op[i], src->rpc_by_op[i]);
 		dst->op_count[i] += src->op_count[i];
+	}
+	for (int i = 0; i < MB_LOAD_TASKS; i++) {
+		dst->task_rpcs[i] += src->task_rpcs[i];
+		dst->task_ops[i] += src->task_ops[i];
 	}
 	for (int i = 0; i < MB_ACTION_COUNT; i++) {
 		mb_hist_merge(dst->action[i], src->action[i]);
@@ -79,11 +104,21 @@ void mb_load_stats_merge(struct mb_load_stats *dst, const struct mb_load_stats *
 		dst->late[i] += src->late[i];
 		dst->cut[i] += src->cut[i];
 	}
+	if (src->first_ok_t > 0 && (dst->first_ok_t <= 0 || src->first_ok_t < dst->first_ok_t))
+		dst->first_ok_t = src->first_ok_t;
 	mb_hist_merge(dst->loop_lag, src->loop_lag);
 	mb_hist_merge(dst->timer_late, src->timer_late);
 #define MB_X_ADD(f, k) dst->n.f += src->n.f;
 	MB_LOAD_COUNT_TABLE(MB_X_ADD)
 #undef MB_X_ADD
+}
+
+bool mb_load_stats_saturated(const struct mb_load_stats *win)
+{
+	return (mb_hist_count(win->loop_lag) > 0 &&
+		mb_hist_percentile_ns(win->loop_lag, 99) > MB_LOAD_LAG_SATURATED_NS) ||
+	       (mb_hist_count(win->timer_late) > 0 &&
+		mb_hist_percentile_ns(win->timer_late, 99) > MB_LOAD_LATE_SATURATED_NS);
 }
 
 uint64_t mb_load_stats_done(const struct mb_load_stats *s)
@@ -104,17 +139,14 @@ uint64_t mb_load_stats_failed(const struct mb_load_stats *s)
 
 int mb_load_stats_score_ns(const struct mb_load_stats *s, const double *weights, double *out_ns)
 {
-	double wsum = 0, acc = 0;
-	for (int i = 0; i < MB_ACTION_COUNT; i++) {
-		if (weights[i] <= 0 || mb_hist_count(s->action[i]) == 0)
-			continue;
-		wsum += weights[i];
-		acc += weights[i] * (double)mb_hist_percentile_ns(s->action[i], 95.0);
-	}
-	if (wsum <= 0)
-		return MB_ENOTFOUND;
-	*out_ns = acc / wsum;
-	return 0;
+	const struct mb_hist *h[MB_ACTION_COUNT];
+	for (int i = 0; i < MB_ACTION_COUNT; i++)
+		h[i] = s->action[i];
+	uint64_t ns;
+	int rc = mb_score_ns(h, weights, &ns);
+	if (rc == 0)
+		*out_ns = (double)ns;
+	return rc;
 }
 
 static int put_hist(json_t *o, const char *key, const struct mb_hist *h)
@@ -130,10 +162,14 @@ static int put_hist(json_t *o, const char *key, const struct mb_hist *h)
 	return rc;
 }
 
-static void op_key(int i, char *buf, size_t len)
+static const char *op_name(const struct mb_load_stats *s, int i)
 {
-	const char *name = mb_op_name(mb_op_code_at(i));
-	snprintf(buf, len, "rpc.%s", name ? name : "?");
+	return s->op_names && s->op_names[i] ? s->op_names[i] : "?";
+}
+
+static void op_key(const struct mb_load_stats *s, int i, char *buf, size_t len)
+{
+	snprintf(buf, len, "rpc.%s", op_name(s, i));
 }
 
 int mb_load_stats_hists_json(const struct mb_load_stats *s, json_t **out)
@@ -143,8 +179,8 @@ int mb_load_stats_hists_json(const struct mb_load_stats *s, json_t **out)
 		return MB_ENOMEM;
 	char key[96];
 	int rc = put_hist(o, "rpc", s->rpc);
-	for (int i = 0; rc == 0 && i < MB_OP_COUNT; i++) {
-		op_key(i, key, sizeof(key));
+	for (int i = 0; rc == 0 && i < s->nops; i++) {
+		op_key(s, i, key, sizeof(key));
 		rc = put_hist(o, key, s->rpc_by_op[i]);
 	}
 	for (int i = 0; rc == 0 && i < MB_ACTION_COUNT; i++) {
@@ -175,21 +211,22 @@ int mb_load_stats_counts_json(const struct mb_load_stats *s, json_t **out)
 	for (int i = 0; i < MB_ACTION_COUNT; i++) {
 		if (!s->scheduled[i] && !s->done[i] && !s->failed[i] && !s->cut[i])
 			continue;
-		json_t *a = json_pack("{sIsIsIsI}", "scheduled", (json_int_t)s->scheduled[i], "done",
-				      (json_int_t)s->done[i], "failed", (json_int_t)s->failed[i],
-				      "late", (json_int_t)s->late[i]);
+		json_t *a = json_pack("{sIsIsIsI}", "scheduled", (json_int_t)s->scheduled[i],
+				      "done", (json_int_t)s->done[i], "failed",
+				      (json_int_t)s->failed[i], "late", (json_int_t)s->late[i]);
 		if (a && s->cut[i])
 			json_object_set_new(a, "cut", json_integer((json_int_t)s->cut[i]));
 		json_object_set_new(acts, mb_actions[i].key, a);
 	}
-	for (int i = 0; i < MB_OP_COUNT; i++) {
+	for (int i = 0; i < s->nops; i++) {
 		if (!s->op_count[i])
 			continue;
-		const char *name = mb_op_name(mb_op_code_at(i));
-		json_object_set_new(ops, name ? name : "?", json_integer((json_int_t)s->op_count[i]));
+		json_object_set_new(ops, op_name(s, i), json_integer((json_int_t)s->op_count[i]));
 	}
 	json_object_set_new(o, "actions", acts);
 	json_object_set_new(o, "op_counts", ops);
+	if (s->first_ok_t > 0)
+		json_object_set_new(o, "first_ok_t", json_real(s->first_ok_t));
 #define MB_X_JS(f, k) json_object_set_new(o, k, json_integer((json_int_t)s->n.f));
 	MB_LOAD_COUNT_TABLE(MB_X_JS)
 #undef MB_X_JS
@@ -223,8 +260,8 @@ int mb_load_stats_merge_json(struct mb_load_stats *s, json_t *hists, json_t *cou
 				h = s->loop_lag;
 			else if (!strcmp(key, "timer_late"))
 				h = s->timer_late;
-			for (int i = 0; !h && i < MB_OP_COUNT; i++) {
-				op_key(i, k, sizeof(k));
+			for (int i = 0; !h && i < s->nops; i++) {
+				op_key(s, i, k, sizeof(k));
 				if (!strcmp(key, k))
 					h = s->rpc_by_op[i];
 			}
@@ -255,11 +292,9 @@ int mb_load_stats_merge_json(struct mb_load_stats *s, json_t *hists, json_t *cou
 			s->cut[i] += get_u64(a, "cut");
 		}
 		json_t *ops = json_object_get(counts, "op_counts");
-		for (int i = 0; json_is_object(ops) && i < MB_OP_COUNT; i++) {
-			const char *name = mb_op_name(mb_op_code_at(i));
-			if (name)
-				s->op_count[i] += get_u64(ops, name);
-		}
+		for (int i = 0; json_is_object(ops) && i < s->nops; i++)
+			if (s->op_names && s->op_names[i])
+				s->op_count[i] += get_u64(ops, s->op_names[i]);
 #define MB_X_GET(f, k) s->n.f += get_u64(counts, k);
 		MB_LOAD_COUNT_TABLE(MB_X_GET)
 #undef MB_X_GET

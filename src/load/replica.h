@@ -1,12 +1,14 @@
 /* replica.h: a cached-mode user's local replica of its mailbox.
  *
  * Per folder: the sync watermark (highest change number seen) and the
- * messages it holds (id, flags, size).  Bodies are downloaded (the network
- * cost is real) but not kept, so that a replica stays a few KiB per user;
- * local reads are counted, not served from disk.  Upserts and deletes are
- * idempotent (by message id), so applying a downloaded change that the user
- * already applied locally is harmless.  Slots 0..4 are Inbox, Deleted Items,
- * Sent Items, Calendar and Contacts; user folders follow.
+ * messages it holds (id, flags, size).  The replica stands for an OST that
+ * was primed when the mailbox was initialised (as LoadSim's cached-mode
+ * clients start from initialised OSTs): the first logon downloads the
+ * folders' headers only; every later change brings its body too.  Bodies
+ * are downloaded (the network cost is real) but not kept, so that a replica stays a few KiB per
+ * user; local reads are counted, not served from disk.  Upserts and deletes are idempotent (by
+ * message id), so applying a downloaded change that the user already applied locally is harmless.
+ * Slots 0..4 are Inbox, Deleted Items, Sent Items, Calendar and Contacts; user folders follow.
  */
 #ifndef MB_LOAD_REPLICA_H
 #define MB_LOAD_REPLICA_H
@@ -17,18 +19,24 @@
 
 #define MB_REPLICA_MAX_FOLDERS 16
 
-enum { MB_RSLOT_INBOX = 0, MB_RSLOT_DELETED, MB_RSLOT_SENT, MB_RSLOT_CALENDAR, MB_RSLOT_CONTACTS,
-       MB_RSLOT_FIRST_USER };
+enum {
+	MB_RSLOT_INBOX = 0,
+	MB_RSLOT_DELETED,
+	MB_RSLOT_SENT,
+	MB_RSLOT_CALENDAR,
+	MB_RSLOT_CONTACTS,
+	MB_RSLOT_FIRST_USER
+};
 
 struct mb_ritem {
 	uint64_t mid;
 	uint32_t flags;
 	uint32_t size;
-	int32_t who;         /* sender's user index, -1 unknown */
+	int32_t who; /* sender's user index, -1 unknown */
 };
 
 struct mb_rfolder {
-	uint32_t local;      /* local folder number (low 32 bits of the fid) */
+	uint32_t local; /* local folder number (low 32 bits of the fid) */
 	uint32_t n, cap;
 	uint64_t watermark;
 	struct mb_ritem *items;
@@ -36,8 +44,8 @@ struct mb_rfolder {
 
 struct mb_replica {
 	int nfolders;
-	bool synced;         /* the full download at first logon is done */
-	uint32_t dirty;      /* bit per slot: needs an incremental sync */
+	bool synced;	/* the header download at first logon is done */
+	uint32_t dirty; /* bit per slot: needs an incremental sync */
 	struct mb_rfolder f[MB_REPLICA_MAX_FOLDERS];
 };
 

@@ -10,17 +10,14 @@
 /* Fixed shape of the message mix; the free parameters (replies per pass,
  * lists per message) are solved from the scenario's targets. */
 #define NEW_DIRECT_MIN 1
-#define NEW_DIRECT_MAX 5   /* mean 3 individual recipients on a new mail */
+#define NEW_DIRECT_MAX 5 /* mean 3 individual recipients on a new mail */
 #define FWD_DIRECT_MIN 1
-#define FWD_DIRECT_MAX 3   /* mean 2 on a forward */
+#define FWD_DIRECT_MAX 3 /* mean 2 on a forward */
 #define ATTENDEES_MIN 2
-#define ATTENDEES_MAX 6    /* mean 4 attendees on a meeting request */
-#define REPLY_SHARE 0.7    /* of inbox responses: replies; the rest forwards */
+#define ATTENDEES_MAX 6 /* mean 4 attendees on a meeting request */
+#define REPLY_SHARE 0.7 /* of inbox responses: replies; the rest forwards */
 
-static double mean_range(int lo, int hi)
-{
-	return (lo + hi) / 2.0;
-}
+static double mean_range(int lo, int hi) { return (lo + hi) / 2.0; }
 
 int mb_sched_params_init(const struct mb_scenario *sc, double accel, double list_members,
 			 struct mb_sched_params *out)
@@ -130,40 +127,6 @@ void mb_sched_expected(const struct mb_sched_params *p, double *sent, double *re
 		*received = n_new * (d_new + p->lists_per_msg * list_adds(p, d_new)) + n_reply +
 			    n_fwd * (d_fwd + p->lists_per_msg * list_adds(p, d_fwd)) +
 			    n_meet * mean_range(p->attendees_min, p->attendees_max);
-}
-
-double mb_rng_exp(uint64_t *s, double mean)
-{
-	/* 1 - u is in (0, 1], so the log is finite. */
-	return -log(1.0 - mb_rng_unit(s)) * mean;
-}
-
-int mb_rng_poisson(uint64_t *s, double mean)
-{
-	if (!(mean > 0))
-		return 0;
-	if (mean > 30) {
-		/* normal approximation for large means */
-		double u1 = 1.0 - mb_rng_unit(s), u2 = mb_rng_unit(s);
-		double z = sqrt(-2.0 * log(u1)) * cos(2.0 * M_PI * u2);
-		double v = floor(mean + sqrt(mean) * z + 0.5);
-		return v < 0 ? 0 : (int)v;
-	}
-	double limit = exp(-mean), prod = mb_rng_unit(s);
-	int k = 0;
-	while (prod > limit) {
-		k++;
-		prod *= mb_rng_unit(s);
-	}
-	return k;
-}
-
-int mb_rng_round(uint64_t *s, double x)
-{
-	if (!(x > 0))
-		return 0;
-	double f = floor(x);
-	return (int)f + (mb_rng_unit(s) < x - f ? 1 : 0);
 }
 
 int mb_sched_next(const struct mb_sched_params *p, uint64_t *rng, double *gap_s,

@@ -29,6 +29,7 @@
 
 #include <stdint.h>
 
+#include "core/rng.h"
 #include "core/scenario.h"
 
 /* The published profiles describe an 8-hour working day. */
@@ -36,48 +37,48 @@
 
 /* Kinds of message a user sends. */
 enum mb_msg_kind {
-	MB_MSG_NEW = 0,  /* send mail: a new message */
-	MB_MSG_REPLY,    /* process inbox: reply to the sender */
-	MB_MSG_FORWARD,  /* process inbox: forward to others */
-	MB_MSG_MEETING,  /* request meeting: a meeting request to attendees */
+	MB_MSG_NEW = 0, /* send mail: a new message */
+	MB_MSG_REPLY,	/* process inbox: reply to the sender */
+	MB_MSG_FORWARD, /* process inbox: forward to others */
+	MB_MSG_MEETING, /* request meeting: a meeting request to attendees */
 	MB_MSG_KIND_COUNT
 };
 
 /* What one message is addressed to. */
 struct mb_msg_plan {
 	enum mb_msg_kind kind;
-	int direct;   /* individual recipients (other users) */
-	int lists;    /* distribution lists (expanded by the store) */
+	int direct; /* individual recipients (other users) */
+	int lists;  /* distribution lists (expanded by the store) */
 };
 
 struct mb_sched_params {
 	double accel;
 	double rate_per_s[MB_ACTION_COUNT]; /* per user, wall-clock, accelerated */
-	double total_rate_per_s;            /* sum of rate_per_s */
-	double cum[MB_ACTION_COUNT];        /* cumulative share, for picking */
+	double total_rate_per_s;	    /* sum of rate_per_s */
+	double cum[MB_ACTION_COUNT];	    /* cumulative share, for picking */
 
 	/* targets, per user-day */
 	double target_sent;
 	double target_received;
 
 	/* message parameters */
-	double replies_per_pass; /* mean replies + forwards per process-inbox pass */
-	double reply_share;      /* share of those that are replies (rest: forwards) */
+	double replies_per_pass;	    /* mean replies + forwards per process-inbox pass */
+	double reply_share;		    /* share of those that are replies (rest: forwards) */
 	int new_direct_min, new_direct_max; /* send mail: individual recipients */
 	int fwd_direct_min, fwd_direct_max; /* forward: individual recipients */
 	int attendees_min, attendees_max;   /* meeting request: attendees */
-	double lists_per_msg;    /* mean lists on a new mail or forward */
-	double list_members;     /* mean members of a list (from the topology) */
-	double direct_in_list;   /* chance that a direct recipient is also a member
-				  * of a list on the same message (0: no overlap) */
+	double lists_per_msg;		    /* mean lists on a new mail or forward */
+	double list_members;		    /* mean members of a list (from the topology) */
+	double direct_in_list;		    /* chance that a direct recipient is also a member
+					     * of a list on the same message (0: no overlap) */
 
 	/* browse / other action sizes (means; drawn per action) */
-	int browse_folders;      /* folders opened by browse mail */
-	int browse_reads;        /* messages read per browse mail */
-	int calendar_reads;      /* appointments opened by browse calendar */
-	int contacts_reads;      /* contacts opened by browse contacts */
+	int browse_folders;	 /* folders opened by browse mail */
+	int browse_reads;	 /* messages read per browse mail */
+	int calendar_reads;	 /* appointments opened by browse calendar */
+	int contacts_reads;	 /* contacts opened by browse contacts */
 	double inbox_move_share; /* processed messages moved to a folder (rest deleted) */
-	double logoff_mean_s;    /* mean simulated time logged off (wall = / accel) */
+	double logoff_mean_s;	 /* mean simulated time logged off (wall = / accel) */
 };
 
 /* Derive the parameters from a scenario, an acceleration factor (> 0) and
@@ -100,30 +101,7 @@ double mb_sched_direct_in_list(const int *sim_members, int nlists, int nusers);
  * (what the schedule should produce; the unit test measures it). */
 void mb_sched_expected(const struct mb_sched_params *p, double *sent, double *received);
 
-/* ---- random numbers: splitmix64, 8 bytes of state per user ---- */
-static inline uint64_t mb_rng_next(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9E3779B97F4A7C15ULL);
-	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-	z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-	return z ^ (z >> 31);
-}
-/* Uniform in [0, 1). */
-static inline double mb_rng_unit(uint64_t *s)
-{
-	return (double)(mb_rng_next(s) >> 11) * (1.0 / 9007199254740992.0);
-}
-/* Uniform integer in [lo, hi] (lo <= hi). */
-static inline int mb_rng_range(uint64_t *s, int lo, int hi)
-{
-	return lo + (int)(mb_rng_unit(s) * (double)(hi - lo + 1));
-}
-/* Exponential with the given mean. */
-double mb_rng_exp(uint64_t *s, double mean);
-/* Poisson with the given mean (small means: multiplication method). */
-int mb_rng_poisson(uint64_t *s, double mean);
-/* A number whose expectation is x: floor(x) plus one with probability frac(x). */
-int mb_rng_round(uint64_t *s, double x);
+/* Random numbers: core/rng.h (the user's 8-byte splitmix64 state). */
 
 /* ---- the schedule ---- */
 /* Seconds (wall clock) to the next action arrival of one user, and which

@@ -1,53 +1,128 @@
-/* user.c: one simulated user's connection, schedule and RPC driver.
+/* user.c: one simulated user: its connections, its schedule, and the run
+ * of its actions as steps of the behaviour model through the driver.
  *
- * The user is a state machine on its shard's libuv loop (see user.h):
- * WAIT -> CONNECTING -> LOGON -> IDLE <-> BUSY, and CLOSING back to WAIT
- * (reconnect with exponential backoff after a refused or lost connection,
- * or a later logon after a logoff).  Actions arrive on sched_timer as a
- * Poisson process (sched.h) and queue (at most MB_PEND_MAX; beyond, an
- * arrival is counted as failed, never dropped silently) until the user is
- * idle and logged on.  Every RPC's round trip and every action's response
- * time go into the shard's measurement set.
- * Invariant: at most one RPC in flight; the read path never frees the
- * user's receive buffer while it is being parsed (only close_cb does). */
+ * The user is a state machine on its shard's libuv loop (states drawn in
+ * user.h): WAIT -> CONNECTING -> LOGON -> IDLE <-> BUSY, and CLOSING back
+ * to WAIT (reconnect with exponential backoff and jitter after a refused
+ * or lost connection, or a later logon after a logoff).  Actions arrive on
+ * the user's timer as a Poisson process (sched.h) and queue (at most
+ * MB_PEND_MAX; beyond, an arrival is counted as failed, never dropped
+ * silently) until the user is idle and logged on.  An action runs as
+ * behave.c's steps; each step goes to the driver (ops->step) and its
+ * result comes back at once or through mb_target_step_done().  Every
+ * request's round trip and every action's response time go into the
+ * shard's measurement set.  This file also implements the services
+ * target.h offers drivers (writing, connections, measurement, ack log).
+ * TLS (target.h, "TLS"): a connection with a session (c->tls) feeds the
+ * ciphertext it reads to core/tls.c and frames the plaintext that comes
+ * out; writes are encrypted and the ciphertext goes out through the same
+ * write path as plain bytes (bytes_sent/bytes_received count the wire).
+ *   connect_cb -> [implicit: tls_begin -> handshake records in read_cb]
+ *              -> conn_up (ops->connected; connection 0: the logon)
+ *   mb_target_starttls -> tls_begin -> handshake -> ops->secured
+ *   conn_close -> [close_notify, best effort] -> uv_close -> close_cb
+ *                 (the session is freed there)
+ * A failed handshake or certificate fails that connection only (connection
+ * 0: a connect failure, then the usual backoff); the run's first TLS error
+ * is kept for the summary (mb_engine_tls_error).
+ * Invariant: the read path never frees a connection's receive buffer
+ * while it is being parsed (only the close callback does).
+ */
 #include "load/user.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "core/clock.h"
 #include "core/error.h"
-#include "load/engine.h"
 
 #define BACKOFF_MIN_S 0.1
 #define BACKOFF_MAX_S 10.0
-#define KEEPALIVE_NS (300ull * 1000000000ull) /* wall: the store closes idle connections at 30 min */
+#define KEEPALIVE_NS                                                                               \
+	(300ull * 1000000000ull) /* wall: the store closes idle connections at 30 min */
 
-static uint64_t now_ns(void)
+static struct mb_user *U(struct mb_tuser *t)
 {
-	return uv_hrtime();
+	return (struct mb_user *)t; /* t is the user's first member */
+}
+
+static const struct mb_engine_shared *ES(const struct mb_user *u) { return u->sh->es; }
+
+static const struct mb_target_ops *OPS(const struct mb_user *u) { return u->sh->es->ops; }
+
+static bool no_io(const struct mb_user *u) { return (OPS(u)->flags & MB_TARGET_F_NO_IO) != 0; }
+
+/* Cached mode with a driver that syncs: periodic sync instead of keepalive. */
+static bool syncs(const struct mb_user *u) { return ES(u)->env.cached && OPS(u)->sync_due; }
+
+static struct mb_conn *conn_of(struct mb_user *u, int i)
+{
+	if (i == 0)
+		return &u->c0;
+	return u->xc && i > 0 && i < OPS(u)->conns ? &u->xc[i - 1] : NULL;
 }
 
 static void close_conn(struct mb_user *u);
 static void try_run(struct mb_user *u);
 static void finish_task(struct mb_user *u, int rc);
+static void start_task(struct mb_user *u, int task);
 
-static uint64_t ms_of(double s)
+static uint64_t ms_of(double s) { return s <= 0 ? 0 : (uint64_t)(s * 1000.0 + 0.5); }
+
+/* ---- connections ------------------------------------------------------------ */
+
+/* One timer per user (libuv's timer heap holds one node per user): it
+ * fires at the earlier of the next action's arrival and the connection
+ * deadline, and timer_cb runs whichever are due. */
+static void timer_cb(uv_timer_t *t);
+
+static void rearm(struct mb_user *u)
 {
-	return s <= 0 ? 0 : (uint64_t)(s * 1000.0 + 0.5);
+	if (u->sh->stopping)
+		return;
+	uint64_t due = UINT64_MAX;
+	if (u->sched_on)
+		due = u->next_due_ns;
+	if (u->conn_due_ns && u->conn_due_ns < due)
+		due = u->conn_due_ns;
+	if (u->wake_ns && u->wake_ns < due)
+		due = u->wake_ns;
+	if (due == UINT64_MAX) {
+		uv_timer_stop(&u->timer);
+		return;
+	}
+	uint64_t now = mb_now_ns();
+	uint64_t wait = due > now ? (due - now) / 1000000u : 0;
+	/* at least 1 ms: a timer due at once would run again in the same pass
+	 * of libuv's timer loop, and a saturated loop would never stop */
+	uv_timer_start(&u->timer, timer_cb, wait ? wait : 1, 0);
 }
 
-/* ---- connection --------------------------------------------------------- */
+/* The connection deadline in delay_ms, then every period_ms (0: once). */
+static void set_conn_timer(struct mb_user *u, uint64_t delay_ms, uint64_t period_ms)
+{
+	u->conn_due_ns = mb_now_ns() + delay_ms * 1000000u;
+	u->conn_period_ms = (uint32_t)period_ms;
+	rearm(u);
+}
 
-static void conn_timer_cb(uv_timer_t *t);
+static void stop_conn_timer(struct mb_user *u)
+{
+	u->conn_due_ns = 0;
+	u->conn_period_ms = 0;
+	rearm(u);
+}
 
 static void schedule_reconnect(struct mb_user *u, double delay_s)
 {
 	u->state = MB_U_WAIT;
-	uv_timer_start(&u->conn_timer, conn_timer_cb, ms_of(delay_s), 0);
+	set_conn_timer(u, ms_of(delay_s), 0);
 }
 
 static double backoff_delay(struct mb_user *u)
@@ -57,33 +132,67 @@ static double backoff_delay(struct mb_user *u)
 		d = BACKOFF_MAX_S;
 	if (u->backoff < 255)
 		u->backoff++;
-	return d * (0.5 + mb_rng_unit(&u->rng)); /* jitter: no reconnect storms */
+	return d * (0.5 + mb_rng_unit(&u->t.rng)); /* jitter: no reconnect storms */
 }
 
-static void close_cb(uv_handle_t *h)
+/* The mail connection is closed: decide when to log on again. */
+static void session_closed(struct mb_user *u)
 {
-	struct mb_user *u = h->data;
 	struct mb_shard *sh = u->sh;
-	u->tcp_open = false;
-	mb_buf_destroy(u->rx);
-	u->rx = NULL;
+	if (OPS(u)->disconnected)
+		OPS(u)->disconnected(&u->t, 0);
+	u->t.conn_open &= (uint16_t)~1u;
 	if (sh->stopping) {
 		u->state = MB_U_STOPPED;
 		return;
 	}
-	const struct mb_engine_shared *es = mb_shard_shared(sh);
 	if (u->logged_off) {
 		u->logged_off = false;
-		double off = mb_rng_exp(&u->rng, es->sp.logoff_mean_s) / es->sp.accel;
+		double off = mb_rng_exp(&u->t.rng, ES(u)->sp.logoff_mean_s) / ES(u)->sp.accel;
 		schedule_reconnect(u, off);
 	} else {
 		schedule_reconnect(u, backoff_delay(u));
 	}
 }
 
+static void close_cb(uv_handle_t *h)
+{
+	struct mb_conn *c = h->data;
+	struct mb_user *u = c->u;
+	c->open = c->closing = false;
+	mb_tls_destroy(c->tls);
+	c->tls = NULL;
+	c->tls_ready = false;
+	mb_buf_destroy(c->rx);
+	c->rx = NULL;
+	c->rpc_start_ns = 0;
+	if (c->idx == 0) {
+		session_closed(u);
+		return;
+	}
+	u->t.conn_open &= (uint16_t) ~(1u << c->idx);
+	if (OPS(u)->disconnected && !u->sh->stopping)
+		OPS(u)->disconnected(&u->t, c->idx);
+}
+
+static int tls_flush(struct mb_conn *c);
+
+static void conn_close(struct mb_conn *c)
+{
+	if (!c || !c->open || c->closing)
+		return;
+	if (c->tls && c->tls_ready) { /* close_notify: goes out if the socket takes it now */
+		mb_tls_shutdown(c->tls);
+		(void)tls_flush(c);
+	}
+	c->closing = true;
+	uv_read_stop((uv_stream_t *)&c->tcp);
+	uv_close((uv_handle_t *)&c->tcp, close_cb);
+}
+
 static void close_conn(struct mb_user *u)
 {
-	if (!u->tcp_open || u->state == MB_U_CLOSING)
+	if (u->state == MB_U_CLOSING || u->state == MB_U_WAIT || u->state == MB_U_STOPPED)
 		return;
 	if (u->on) {
 		u->on = false;
@@ -92,192 +201,334 @@ static void close_conn(struct mb_user *u)
 	u->state = MB_U_CLOSING; /* first: finish_task must not close again */
 	if (u->task != MB_TASK_NONE)
 		finish_task(u, MB_ECLOSED);
-	uv_timer_stop(&u->conn_timer);
-	uv_read_stop((uv_stream_t *)&u->tcp);
-	uv_close((uv_handle_t *)&u->tcp, close_cb);
+	stop_conn_timer(u);
+	for (int i = 1; i < OPS(u)->conns; i++)
+		conn_close(conn_of(u, i));
+	if (no_io(u))
+		session_closed(u);
+	else
+		conn_close(&u->c0);
 }
 
 static void lost(struct mb_user *u)
 {
-	if (u->state == MB_U_CLOSING)
+	if (u->state == MB_U_CLOSING || u->state == MB_U_WAIT || u->state == MB_U_STOPPED)
 		return;
 	u->sh->st->n.connections_lost++;
 	u->lost = true;
 	close_conn(u);
 }
 
-static void start_task(struct mb_user *u, int task);
-
 static void alloc_cb(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
 {
-	struct mb_user *u = h->data;
+	struct mb_conn *c = h->data;
 	(void)suggested;
-	buf->base = u->sh->rxbuf;
-	buf->len = u->sh->rxcap;
+	buf->base = c->u->sh->rxbuf;
+	buf->len = c->u->sh->rxcap;
 }
 
-static void handle_frame(struct mb_user *u, const struct mb_frame_hdr *hdr, const uint8_t *frame)
+static bool conn_alive(const struct mb_user *u, const struct mb_conn *c)
 {
-	struct mb_shard *sh = u->sh;
-	const uint8_t *payload;
-	size_t len;
-	if (mb_frame_payload(hdr, frame, sh->scratch, &payload, &len) != 0) {
-		lost(u);
-		return;
-	}
-	mb_arena_reset(sh->arena);
-	if (hdr->kind == MB_FRAME_NOTIFY) {
-		struct mb_notify n;
-		if (mb_notify_decode(payload, len, sh->arena, &n) != 0) {
-			lost(u);
-			return;
-		}
-		for (int i = 0; i < n.n; i++) {
-			sh->st->n.notifications++;
-			mb_act_event(u, &n.events[i]);
-		}
-		if (u->state == MB_U_IDLE)
-			try_run(u);
-		return;
-	}
-	if (hdr->kind == MB_FRAME_ERROR) {
-		sh->st->n.op_errors++;
-		lost(u); /* the store closes or no longer trusts the stream */
-		return;
-	}
-	if (hdr->kind != MB_FRAME_REPLY || hdr->seq != u->seq || u->task == MB_TASK_NONE) {
-		lost(u);
-		return;
-	}
-	struct mb_reply r;
-	if (mb_reply_decode(payload, len, hdr->seq, sh->arena, &r) != 0) {
-		lost(u);
-		return;
-	}
-	uint64_t rtt = now_ns() - u->rpc_start_ns;
-	mb_hist_record(sh->st->rpc, rtt);
-	int oi = mb_op_index(u->first_op);
-	if (oi >= 0)
-		mb_hist_record(sh->st->rpc_by_op[oi], rtt);
-	for (int i = 0; i < r.nops; i++)
-		if (r.ops[i].status != 0)
-			sh->st->n.op_errors++;
-	u->rpc_start_ns = 0;
-	int rc = mb_act_next(u, &r);
-	if (rc != 1)
-		finish_task(u, rc);
+	return u->state != MB_U_CLOSING && c->open && !c->closing;
 }
 
-static void read_cb(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
+/* The connection cannot go on: connection 0 is the user's, others close. */
+static void conn_fail(struct mb_user *u, struct mb_conn *c)
 {
-	struct mb_user *u = s->data;
-	struct mb_shard *sh = u->sh;
-	if (nread == 0)
-		return;
-	if (nread < 0) {
+	if (c->idx == 0)
 		lost(u);
-		return;
-	}
-	sh->st->n.bytes_received += (uint64_t)nread;
-	const uint8_t *data = (const uint8_t *)buf->base;
-	size_t len = (size_t)nread;
+	else
+		conn_close(c); /* e.g. the submission server said goodbye */
+}
+
+/* Frame and hand over plaintext bytes (as read, or out of TLS). */
+static void deliver(struct mb_user *u, struct mb_conn *c, const uint8_t *data, size_t len)
+{
+	const struct mb_target_ops *ops = OPS(u);
 	bool from_rx = false;
-	if (u->rx && mb_buf_len(u->rx) > 0) {
-		if (mb_buf_append(u->rx, data, len) != 0) {
+	if (c->rx && mb_buf_len(c->rx) > 0) {
+		if (mb_buf_append(c->rx, data, len) != 0) {
 			lost(u);
 			return;
 		}
-		data = mb_buf_data(u->rx);
-		len = mb_buf_len(u->rx);
+		data = mb_buf_data(c->rx);
+		len = mb_buf_len(c->rx);
 		from_rx = true;
 	}
 	size_t off = 0;
-	while (off < len && u->state != MB_U_CLOSING) {
-		struct mb_frame_hdr hdr;
-		size_t total = 0;
-		int rc = mb_frame_check(data + off, len - off, 0, &hdr, &total);
-		if (rc == MB_EAGAIN)
+	while (off < len && conn_alive(u, c)) {
+		long m = ops->frame(&u->t, c->idx, data + off, len - off);
+		if (m == 0)
 			break;
-		if (rc != 0) {
+		if (m < 0 || (size_t)m > len - off) {
 			lost(u);
 			break;
 		}
-		handle_frame(u, &hdr, data + off);
-		off += total;
+		if (ops->on_message(&u->t, c->idx, data + off, (size_t)m) < 0) {
+			lost(u);
+			break;
+		}
+		off += (size_t)m;
 	}
-	if (u->state == MB_U_CLOSING)
+	if (!conn_alive(u, c))
 		return; /* close_cb frees rx */
 	if (from_rx) {
-		mb_buf_consume(u->rx, off);
-		if (mb_buf_len(u->rx) == 0) {
-			mb_buf_destroy(u->rx); /* keep idle users small */
-			u->rx = NULL;
+		mb_buf_consume(c->rx, off);
+		if (mb_buf_len(c->rx) == 0) {
+			mb_buf_destroy(c->rx); /* keep idle users small */
+			c->rx = NULL;
 		}
 	} else if (off < len) {
-		if (!u->rx && mb_buf_create(len - off, &u->rx) != 0) {
+		if (!c->rx && mb_buf_create(len - off, &c->rx) != 0) {
 			lost(u);
 			return;
 		}
-		if (mb_buf_append(u->rx, data + off, len - off) != 0)
+		if (mb_buf_append(c->rx, data + off, len - off) != 0)
 			lost(u);
 	}
 }
 
-static void connect_cb(uv_connect_t *req, int status)
+/* ---- TLS on a connection ------------------------------------------------------ */
+
+/* Keep the run's first TLS error (any loop; once). */
+static void tls_note(struct mb_user *u, struct mb_conn *c)
 {
-	struct mb_user *u = req->data;
-	free(req);
-	if (u->sh->stopping || u->state != MB_U_CONNECTING)
+	struct mb_engine_shared *es = (struct mb_engine_shared *)ES(u); /* the error slot */
+	if (c->tls && !strcmp(mb_tls_error(c->tls), "no error"))
+		return; /* the socket failed, not TLS */
+	int none = 0;
+	if (!atomic_compare_exchange_strong(&es->tls_err_state, &none, 1))
 		return;
-	if (status < 0) {
+	snprintf(es->tls_err, sizeof(es->tls_err), "%s: %s", es->cfg.address[c->idx],
+		 c->tls ? mb_tls_error(c->tls) : "cannot start a TLS session (out of memory)");
+	atomic_store(&es->tls_err_state, 2);
+}
+
+static void conn_up(struct mb_user *u, struct mb_conn *c);
+
+/* The handshake failed (or a record was bad): that connection fails. */
+static void tls_failed(struct mb_user *u, struct mb_conn *c)
+{
+	const struct mb_target_ops *ops = OPS(u);
+	tls_note(u, c);
+	if (c->tls_ready) { /* a bad record on an open session */
+		conn_fail(u, c);
+		return;
+	}
+	bool implicit = ES(u)->cfg.tls[c->idx] == MB_TLS_IMPLICIT;
+	if (c->idx == 0 && implicit) {
 		u->sh->st->n.connect_failures++;
 		u->lost = true;
 		close_conn(u);
 		return;
 	}
-	uv_tcp_nodelay(&u->tcp, 1);
-	if (uv_read_start((uv_stream_t *)&u->tcp, alloc_cb, read_cb) != 0) {
-		lost(u);
+	if (implicit) {
+		if (ops->connected)
+			ops->connected(&u->t, c->idx, MB_ETLS);
+	} else if (ops->secured) {
+		ops->secured(&u->t, c->idx, MB_ETLS);
+	}
+	conn_fail(u, c);
+}
+
+/* Send the ciphertext the session has for the peer. */
+static int raw_write(struct mb_conn *c, const void *data, size_t len);
+
+static int tls_flush(struct mb_conn *c)
+{
+	char buf[16384];
+	size_t n;
+	while ((n = mb_tls_out_take(c->tls, buf, sizeof(buf))) > 0) {
+		int rc = raw_write(c, buf, n);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* Start a client session on c and send its ClientHello. */
+static int tls_begin(struct mb_user *u, struct mb_conn *c)
+{
+	const struct mb_engine_shared *es = ES(u);
+	if (!es->tls_ctx)
+		return MB_ETLS;
+	int rc = mb_tls_create(es->tls_ctx, es->tls_host[c->idx], &c->tls);
+	if (rc)
+		return rc;
+	c->tls_ready = false;
+	if (mb_tls_step(c->tls) < 0)
+		return MB_ETLS;
+	return tls_flush(c);
+}
+
+/* Ciphertext from the peer: the handshake, then plaintext to deliver. */
+static void tls_input(struct mb_user *u, struct mb_conn *c, const uint8_t *p, size_t n)
+{
+	struct mb_shard *sh = u->sh;
+	if (mb_tls_feed(c->tls, p, n) != 0) {
+		conn_fail(u, c);
 		return;
 	}
-	u->state = MB_U_LOGON;
-	start_task(u, MB_TASK_LOGON);
+	if (!c->tls_ready) {
+		int rc = mb_tls_step(c->tls);
+		if (tls_flush(c) != 0) {
+			conn_fail(u, c);
+			return;
+		}
+		if (rc == 0)
+			return;
+		if (rc < 0) {
+			tls_failed(u, c);
+			return;
+		}
+		c->tls_ready = true;
+		if (ES(u)->cfg.tls[c->idx] == MB_TLS_IMPLICIT)
+			conn_up(u, c);
+		else if (OPS(u)->secured)
+			OPS(u)->secured(&u->t, c->idx, 0);
+		if (!conn_alive(u, c))
+			return;
+	}
+	/* the ciphertext is in the session's BIO now: rxbuf takes the plaintext */
+	for (;;) {
+		long m = mb_tls_read(c->tls, sh->rxbuf, sh->rxcap);
+		if (m == 0)
+			break;
+		if (m < 0) {
+			if (m == MB_ETLS)
+				tls_failed(u, c);
+			else
+				conn_fail(u, c); /* close_notify */
+			return;
+		}
+		deliver(u, c, (const uint8_t *)sh->rxbuf, (size_t)m);
+		if (!conn_alive(u, c))
+			return;
+	}
+	if (tls_flush(c) != 0) /* e.g. a TLS 1.3 key update's reply */
+		conn_fail(u, c);
+}
+
+static void read_cb(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
+{
+	struct mb_conn *c = s->data;
+	struct mb_user *u = c->u;
+	if (nread == 0)
+		return;
+	if (nread < 0) {
+		conn_fail(u, c);
+		return;
+	}
+	u->sh->st->n.bytes_received += (uint64_t)nread;
+	if (c->tls)
+		tls_input(u, c, (const uint8_t *)buf->base, (size_t)nread);
+	else
+		deliver(u, c, (const uint8_t *)buf->base, (size_t)nread);
+}
+
+static void connect_cb(uv_connect_t *req, int status)
+{
+	struct mb_conn *c = req->data;
+	struct mb_user *u = c->u;
+	const struct mb_target_ops *ops = OPS(u);
+	free(req);
+	if (u->sh->stopping || c->closing)
+		return;
+	if (c->idx == 0 && u->state != MB_U_CONNECTING)
+		return;
+	if (status < 0) {
+		if (c->idx != 0) {
+			if (ops->connected)
+				ops->connected(&u->t, c->idx, MB_ECLOSED);
+			conn_close(c);
+			return;
+		}
+		u->sh->st->n.connect_failures++;
+		u->lost = true;
+		close_conn(u);
+		return;
+	}
+	uv_tcp_nodelay(&c->tcp, 1);
+	if (uv_read_start((uv_stream_t *)&c->tcp, alloc_cb, read_cb) != 0) {
+		conn_fail(u, c);
+		return;
+	}
+	if (ES(u)->cfg.tls[c->idx] == MB_TLS_IMPLICIT) {
+		/* connected once the handshake is done (tls_input) */
+		if (tls_begin(u, c) != 0)
+			tls_failed(u, c);
+		return;
+	}
+	conn_up(u, c);
+}
+
+/* The connection is up (TCP, and TLS if implicit): tell the driver. */
+static void conn_up(struct mb_user *u, struct mb_conn *c)
+{
+	const struct mb_target_ops *ops = OPS(u);
+	u->t.conn_open |= (uint16_t)(1u << c->idx);
+	if (ops->connected)
+		ops->connected(&u->t, c->idx, 0);
+	if (c->idx == 0 && u->state == MB_U_CONNECTING) {
+		u->state = MB_U_LOGON;
+		start_task(u, MB_TASK_LOGON);
+	}
+}
+
+/* Start a TCP connection to the target's address for c. */
+static int tcp_open(struct mb_user *u, struct mb_conn *c)
+{
+	struct mb_shard *sh = u->sh;
+	uv_connect_t *req = malloc(sizeof(*req));
+	if (!req || uv_tcp_init(&sh->loop, &c->tcp) != 0) {
+		free(req);
+		return MB_ENOMEM;
+	}
+	c->tcp.data = c;
+	c->open = true;
+	c->closing = false;
+	req->data = c;
+	if (uv_tcp_connect(req, &c->tcp, (const struct sockaddr *)&ES(u)->addr[c->idx],
+			   connect_cb) != 0) {
+		free(req);
+		return MB_ECLOSED;
+	}
+	return 0;
 }
 
 static void do_connect(struct mb_user *u)
 {
 	struct mb_shard *sh = u->sh;
-	const struct mb_engine_shared *es = mb_shard_shared(sh);
 	if (!u->started_ns) {
-		u->started_ns = now_ns();
+		u->started_ns = mb_now_ns();
 		double prev = atomic_load(&sh->started_sum_s);
-		atomic_store(&sh->started_sum_s, prev + (double)(u->started_ns - es->t0_ns) / 1e9);
+		atomic_store(&sh->started_sum_s,
+			     prev + (double)(u->started_ns - ES(u)->t0_ns) / 1e9);
 		atomic_fetch_add(&sh->started, 1);
 	}
-	uv_connect_t *req = malloc(sizeof(*req));
-	if (!req || uv_tcp_init(&sh->loop, &u->tcp) != 0) {
-		free(req);
+	if (no_io(u)) {
+		u->t.conn_open |= 1;
+		u->state = MB_U_LOGON;
+		start_task(u, MB_TASK_LOGON);
+		return;
+	}
+	int rc = tcp_open(u, &u->c0);
+	if (rc == MB_ENOMEM) {
 		sh->st->n.connect_failures++;
 		schedule_reconnect(u, backoff_delay(u));
 		return;
 	}
-	u->tcp.data = u;
-	u->tcp_open = true;
 	u->state = MB_U_CONNECTING;
-	req->data = u;
-	if (uv_tcp_connect(req, &u->tcp, (const struct sockaddr *)&es->addr, connect_cb) != 0) {
-		free(req);
+	if (rc != 0) {
 		sh->st->n.connect_failures++;
 		u->lost = true;
 		close_conn(u);
 	}
 }
 
-static void conn_timer_cb(uv_timer_t *t)
+static void conn_due(struct mb_user *u)
 {
-	struct mb_user *u = t->data;
-	struct mb_shard *sh = u->sh;
-	if (sh->stopping)
+	if (u->sh->stopping)
 		return;
 	if (u->state == MB_U_WAIT) {
 		do_connect(u);
@@ -286,56 +537,140 @@ static void conn_timer_cb(uv_timer_t *t)
 	if (u->state != MB_U_IDLE && u->state != MB_U_BUSY)
 		return;
 	/* periodic while logged on: cached-mode sync timer and keepalive */
-	if (u->rep)
-		u->rep->dirty = (1u << u->rep->nfolders) - 1;
+	if (syncs(u) && OPS(u)->tick)
+		OPS(u)->tick(&u->t);
 	if (u->state == MB_U_IDLE) {
-		if (!u->rep && now_ns() - u->last_rpc_ns > KEEPALIVE_NS)
+		if (!syncs(u) && mb_now_ns() - u->last_rpc_ns > KEEPALIVE_NS)
 			start_task(u, MB_TASK_KEEPALIVE);
 		else
 			try_run(u);
 	}
 }
 
-/* ---- tasks --------------------------------------------------------------- */
+/* ---- actions and tasks: steps through the driver -------------------------------- */
+
+/* Feed res (NULL at the start) to the model and run its steps until one
+ * is in flight or the action ends. */
+static void run_steps(struct mb_user *u, const struct mb_step_result *res)
+{
+	struct mb_shard *sh = u->sh;
+	const struct mb_target_ops *ops = OPS(u);
+	struct mb_step_result r;
+	for (;;) {
+		sh->benv.now_ms = mb_wall_ms();
+		struct mb_behave_self me = {
+		    .idx = u->t.idx, .nfolders = u->t.nfolders, .rng = &u->t.rng};
+		struct mb_step step;
+		int rc = mb_behave_next(u->bh, &sh->benv, &me, res, &step);
+		sh->st->n.local_reads += u->bh->local_reads;
+		u->bh->local_reads = 0;
+		if (rc <= 0) {
+			finish_task(u, rc);
+			return;
+		}
+		memset(&r, 0, sizeof(r));
+		u->step_kind = step.kind;
+		u->in_step = true;
+		rc = ops->step(&u->t, &step, &r);
+		u->in_step = false;
+		if (u->task == MB_TASK_NONE || u->state == MB_U_CLOSING || u->state == MB_U_WAIT)
+			return; /* the step lost the connection under us */
+		if (rc == 1)
+			return;
+		if (rc < 0) {
+			finish_task(u, rc);
+			return;
+		}
+		if (step.kind == MB_STEP_LOGON)
+			u->t.nfolders = (uint16_t)r.count;
+		res = &r;
+	}
+}
+
+/* A behaviour state from the shard's free list (allocated only while
+ * the number of actions running at once reaches a new high). */
+static struct mb_behave *bh_get(struct mb_shard *sh)
+{
+	if (sh->nbh_free > 0)
+		return sh->bh_free[--sh->nbh_free];
+	return malloc(sizeof(struct mb_behave));
+}
+
+static void bh_put(struct mb_shard *sh, struct mb_behave *b)
+{
+	if (!b)
+		return;
+	if (sh->nbh_free == sh->bh_cap) {
+		int nc = sh->bh_cap ? sh->bh_cap * 2 : 16;
+		struct mb_behave **n = realloc(sh->bh_free, (size_t)nc * sizeof(*n));
+		if (!n) {
+			free(b);
+			return;
+		}
+		sh->bh_free = n;
+		sh->bh_cap = nc;
+	}
+	sh->bh_free[sh->nbh_free++] = b;
+}
+
+void mb_user_pool_free(struct mb_shard *sh)
+{
+	for (int i = 0; i < sh->nbh_free; i++)
+		free(sh->bh_free[i]);
+	free(sh->bh_free);
+	sh->bh_free = NULL;
+	sh->nbh_free = sh->bh_cap = 0;
+}
 
 static void start_task(struct mb_user *u, int task)
 {
-	struct mb_shard *sh = u->sh;
-	if (!u->ctx) {
-		u->ctx = calloc(1, sizeof(*u->ctx));
-		if (!u->ctx) {
+	if (!u->bh) {
+		u->bh = bh_get(u->sh);
+		if (!u->bh) {
 			u->task = (uint8_t)task;
 			finish_task(u, MB_ENOMEM);
 			return;
 		}
 	}
 	u->task = (uint8_t)task;
-	u->step = 0;
-	u->act_start_ns = now_ns();
+	u->act_start_ns = mb_now_ns();
 	if (task != MB_TASK_LOGON)
 		u->state = MB_U_BUSY;
-	mb_rb_reset(&sh->rb);
-	int rc = mb_act_start(u);
-	if (rc != 1)
-		finish_task(u, rc);
+	mb_behave_begin(u->bh, task);
+	run_steps(u, NULL);
+}
+
+/* The process's first failed action, said once on stderr (the summary
+ * counts failures; this says why one happened). */
+static atomic_int first_failure_said;
+static void say_first_failure(const struct mb_user *u, int action, const char *why)
+{
+	if (atomic_exchange(&first_failure_said, 1))
+		return;
+	fprintf(stderr, "mailbench load: the first failed action: %s of user %d: %s\n",
+		mb_actions[action].label, u->t.idx + 1, why);
 }
 
 static void finish_task(struct mb_user *u, int rc)
 {
 	struct mb_shard *sh = u->sh;
-	const struct mb_engine_shared *es = mb_shard_shared(sh);
 	int task = u->task;
 	if (task == MB_TASK_NONE)
 		return;
 	u->task = MB_TASK_NONE;
-	free(u->ctx);
-	u->ctx = NULL;
+	u->step_kind = MB_STEP_NONE;
+	bh_put(sh, u->bh);
+	u->bh = NULL;
 	if (task < MB_ACTION_COUNT) {
 		if (rc == 0) {
+			uint64_t t = mb_now_ns();
 			sh->st->done[task]++;
-			mb_hist_record(sh->st->action[task], now_ns() - u->act_start_ns);
+			if (!sh->st->first_ok_t)
+				sh->st->first_ok_t = (double)t / 1e9;
+			mb_hist_record(sh->st->action[task], t - u->act_start_ns);
 		} else {
 			sh->st->failed[task]++;
+			say_first_failure(u, task, mb_strerror(rc));
 		}
 	}
 	if (u->state == MB_U_CLOSING)
@@ -355,10 +690,10 @@ static void finish_task(struct mb_user *u, int rc)
 		u->state = MB_U_IDLE;
 		u->on = true;
 		atomic_fetch_add(&sh->users_on, 1);
-		double period = u->rep ? es->sync_period_s : (double)KEEPALIVE_NS / 1e9;
-		uv_timer_start(&u->conn_timer, conn_timer_cb, ms_of(period), ms_of(period));
-		if (u->rep)
-			u->rep->dirty = (1u << u->rep->nfolders) - 1;
+		double period = syncs(u) ? ES(u)->env.sync_period_s : (double)KEEPALIVE_NS / 1e9;
+		set_conn_timer(u, ms_of(period), ms_of(period));
+		if (syncs(u) && OPS(u)->tick)
+			OPS(u)->tick(&u->t);
 		try_run(u);
 		return;
 	}
@@ -379,12 +714,12 @@ static void try_run(struct mb_user *u)
 {
 	if (u->state != MB_U_IDLE || u->task != MB_TASK_NONE || u->sh->stopping)
 		return;
-	/* cached mode: the full download at first logon comes first */
-	if (u->rep && (!u->rep->synced || (u->rep->dirty && u->npend == 0))) {
-		if (u->rep->dirty) {
-			start_task(u, MB_TASK_SYNC);
-			return;
-		}
+	/* cached mode: the full download at first logon comes first; online
+	 * with pushed notifications, their fetch */
+	if ((syncs(u) || (OPS(u)->sync_due && (OPS(u)->flags & MB_TARGET_F_PUSH))) &&
+	    OPS(u)->sync_due(&u->t, u->npend > 0)) {
+		start_task(u, MB_TASK_SYNC);
+		return;
 	}
 	if (u->npend == 0)
 		return;
@@ -393,37 +728,33 @@ static void try_run(struct mb_user *u)
 	u->npend--;
 	memmove(u->pend_action, u->pend_action + 1, u->npend);
 	memmove(u->pend_due, u->pend_due + 1, u->npend * sizeof(u->pend_due[0]));
-	uint64_t now = now_ns();
+	uint64_t now = mb_now_ns();
 	if (now > due && now - due > MB_LOAD_LATE_NS)
 		u->sh->st->late[a]++;
 	start_task(u, a);
 }
 
-/* ---- schedule ------------------------------------------------------------ */
-
-static void sched_cb(uv_timer_t *t);
+/* ---- schedule ------------------------------------------------------------------- */
 
 static void arm_next(struct mb_user *u)
 {
-	const struct mb_engine_shared *es = mb_shard_shared(u->sh);
 	double gap;
 	enum mb_action_id a;
-	if (mb_sched_next(&es->sp, &u->rng, &gap, &a) != 0)
+	u->sched_on = false;
+	if (mb_sched_next(&ES(u)->sp, &u->sched_rng, &gap, &a) != 0)
 		return;
 	u->next_due_ns += (uint64_t)(gap * 1e9);
 	u->next_action = (uint8_t)a;
-	uint64_t now = now_ns();
-	uint64_t wait = u->next_due_ns > now ? (u->next_due_ns - now) / 1000000u : 0;
-	uv_timer_start(&u->sched_timer, sched_cb, wait, 0);
+	u->sched_on = true;
+	rearm(u);
 }
 
-static void sched_cb(uv_timer_t *t)
+static void sched_due(struct mb_user *u)
 {
-	struct mb_user *u = t->data;
 	struct mb_shard *sh = u->sh;
 	if (sh->stopping)
 		return;
-	uint64_t now = now_ns();
+	uint64_t now = mb_now_ns();
 	mb_hist_record(sh->st->timer_late, now > u->next_due_ns ? now - u->next_due_ns : 0);
 	int a = u->next_action;
 	sh->st->scheduled[a]++;
@@ -434,46 +765,86 @@ static void sched_cb(uv_timer_t *t)
 	} else {
 		sh->st->failed[a]++;
 		sh->st->n.overruns++;
+		say_first_failure(u, a,
+				  "due while MB_PEND_MAX (16) actions of the user still waited");
 	}
 	arm_next(u);
 	try_run(u);
 }
 
-/* ---- public ---------------------------------------------------------------- */
+/* Within a millisecond counts as due: libuv's timers have millisecond
+ * resolution and wait the truncated milliseconds. */
+#define DUE_SLACK_NS 1000000u
 
-void mb_user_init(struct mb_shard *sh, struct mb_user *u, uint32_t idx)
+static void timer_cb(uv_timer_t *t)
 {
-	const struct mb_engine_shared *es = mb_shard_shared(sh);
+	struct mb_user *u = t->data;
+	if (u->sh->stopping)
+		return;
+	uint64_t now = mb_now_ns() + DUE_SLACK_NS;
+	bool conn = u->conn_due_ns && u->conn_due_ns <= now;
+	if (conn) /* the next period counts from now, as a repeating timer's */
+		u->conn_due_ns = u->conn_period_ms
+				     ? now - DUE_SLACK_NS + (uint64_t)u->conn_period_ms * 1000000u
+				     : 0;
+	bool wake = u->wake_ns && u->wake_ns <= now;
+	if (wake)
+		u->wake_ns = 0;
+	if (u->sched_on && u->next_due_ns <= now)
+		sched_due(u);
+	if (conn)
+		conn_due(u);
+	if (wake)
+		try_run(u);
+	rearm(u);
+}
+
+/* ---- public --------------------------------------------------------------------- */
+
+void mb_user_init(struct mb_shard *sh, struct mb_user *u, uint32_t idx, void *priv)
+{
+	const struct mb_engine_shared *es = sh->es;
+	struct mb_conn *xc = u->xc; /* allocated by the engine, kept */
 	memset(u, 0, sizeof(*u));
+	u->xc = xc;
 	u->sh = sh;
-	u->idx = idx;
-	u->mailbox = idx + 1;
+	u->t.idx = idx;
+	u->t.priv = priv;
+	u->t.shard = sh->drv;
+	u->t.env = &es->env;
+	u->t.st = sh->st;
 	/* a well-mixed, independent stream per user: splitmix64 streams whose
 	 * states differ by a small multiple of its increment would overlap */
 	uint64_t t = es->seed * 0xD1B54A32D192ED03ULL + idx;
-	u->rng = mb_rng_next(&t);
-	u->rng ^= mb_rng_next(&t) << 1;
+	u->t.rng = mb_rng_next(&t);
+	u->t.rng ^= mb_rng_next(&t) << 1;
+	u->sched_rng = mb_rng_next(&t);
 	u->task = MB_TASK_NONE;
 	u->state = MB_U_WAIT;
-	uv_timer_init(&sh->loop, &u->sched_timer);
-	uv_timer_init(&sh->loop, &u->conn_timer);
-	u->sched_timer.data = u;
-	u->conn_timer.data = u;
-	u->tcp.data = u;
+	u->c0.u = u;
+	u->c0.tcp.data = &u->c0;
+	for (int i = 1; u->xc && i < es->ops->conns; i++) {
+		u->xc[i - 1].u = u;
+		u->xc[i - 1].idx = (uint8_t)i;
+		u->xc[i - 1].tcp.data = &u->xc[i - 1];
+	}
+	uv_timer_init(&sh->loop, &u->timer);
+	u->timer.data = u;
 }
 
 void mb_user_begin(struct mb_user *u, double delay_s)
 {
 	/* the schedule starts with the user's logon attempt */
-	u->next_due_ns = now_ns() + (uint64_t)(delay_s * 1e9);
+	u->next_due_ns = mb_now_ns() + (uint64_t)(delay_s * 1e9);
 	arm_next(u);
 	schedule_reconnect(u, delay_s);
 }
 
 void mb_user_stop(struct mb_user *u)
 {
-	uv_timer_stop(&u->sched_timer);
-	uv_timer_stop(&u->conn_timer);
+	uv_timer_stop(&u->timer);
+	u->sched_on = false;
+	u->conn_due_ns = 0;
 	/* what the stop cuts short is counted, never dropped silently */
 	for (int i = 0; i < u->npend; i++)
 		u->sh->st->cut[u->pend_action[i]]++;
@@ -481,63 +852,67 @@ void mb_user_stop(struct mb_user *u)
 	if (u->task < MB_ACTION_COUNT)
 		u->sh->st->cut[u->task]++;
 	if (u->task != MB_TASK_NONE) {
-		free(u->ctx);
-		u->ctx = NULL;
+		bh_put(u->sh, u->bh);
+		u->bh = NULL;
 		u->task = MB_TASK_NONE;
 	}
-	if (u->tcp_open && u->state != MB_U_CLOSING) {
-		uv_read_stop((uv_stream_t *)&u->tcp);
+	for (int i = 1; i < OPS(u)->conns; i++)
+		conn_close(conn_of(u, i));
+	if (u->c0.open && !u->c0.closing) {
 		u->state = MB_U_CLOSING;
-		uv_close((uv_handle_t *)&u->tcp, close_cb);
+		conn_close(&u->c0);
+	} else if (!u->c0.open) {
+		u->state = MB_U_STOPPED;
 	}
-	uv_close((uv_handle_t *)&u->sched_timer, NULL);
-	uv_close((uv_handle_t *)&u->conn_timer, NULL);
+	uv_close((uv_handle_t *)&u->timer, NULL);
 }
+
+/* ---- services to drivers (target.h) ----------------------------------------------- */
 
 struct wreq {
 	uv_write_t req;
+	struct mb_conn *c;
 	char data[];
 };
 
 static void write_cb(uv_write_t *req, int status)
 {
-	struct mb_user *u = req->data;
-	free(req);
-	if (status < 0 && status != UV_ECANCELED)
-		lost(u);
+	struct wreq *w = (struct wreq *)req;
+	struct mb_conn *c = w->c;
+	free(w);
+	if (status < 0 && status != UV_ECANCELED) {
+		if (c->idx == 0)
+			lost(c->u);
+		else
+			conn_close(c);
+	}
 }
 
-int mb_user_send(struct mb_user *u)
+int mb_target_write(struct mb_tuser *t, int conn, const void *data, size_t len)
 {
-	struct mb_shard *sh = u->sh;
-	struct mb_rb *rb = &sh->rb;
-	if (rb->nops == 0)
-		return MB_EINVAL;
-	struct mb_request req = {.seq = ++u->seq, .nops = (uint16_t)rb->nops, .ops = rb->ops};
-	struct mb_codec_opts opts = {.lz4 = u->lz4, .min_bytes = u->compress_min, .max_frame = 0};
-	mb_buf_reset(sh->enc);
-	size_t wire = 0;
-	int rc = mb_request_encode(sh->enc, sh->enc_tmp, &req, &opts, &wire);
-	if (rc != 0) {
-		mb_rb_reset(rb);
-		return rc;
+	struct mb_user *u = U(t);
+	if (no_io(u)) {
+		u->sh->st->n.bytes_sent += len;
+		return 0;
 	}
-	sh->st->n.rpcs++;
-	sh->st->n.ops += (uint64_t)rb->nops;
-	sh->st->n.bytes_sent += wire;
-	for (int i = 0; i < rb->nops; i++) {
-		int oi = mb_op_index(rb->ops[i].code);
-		if (oi >= 0)
-			sh->st->op_count[oi]++;
-	}
-	u->first_op = rb->ops[0].code;
-	mb_rb_reset(rb);
-	u->rpc_start_ns = now_ns();
-	u->last_rpc_ns = u->rpc_start_ns;
-	const char *p = (const char *)mb_buf_data(sh->enc);
-	size_t len = mb_buf_len(sh->enc);
+	struct mb_conn *c = conn_of(u, conn);
+	if (!c || !c->open || c->closing)
+		return MB_ECLOSED;
+	if (!c->tls)
+		return raw_write(c, data, len);
+	int rc = mb_tls_write(c->tls, data, len);
+	if (rc == MB_ETLS)
+		tls_note(u, c);
+	return rc ? rc : tls_flush(c);
+}
+
+/* Bytes onto the socket as they are (counted as sent). */
+static int raw_write(struct mb_conn *c, const void *data, size_t len)
+{
+	c->u->sh->st->n.bytes_sent += len;
+	const char *p = data;
 	uv_buf_t b = uv_buf_init((char *)p, (unsigned)len);
-	int n = uv_try_write((uv_stream_t *)&u->tcp, &b, 1);
+	int n = uv_try_write((uv_stream_t *)&c->tcp, &b, 1);
 	if (n == UV_EAGAIN || n == UV_ENOSYS)
 		n = 0;
 	if (n < 0)
@@ -548,14 +923,120 @@ int mb_user_send(struct mb_user *u)
 	if (!w)
 		return MB_ENOMEM;
 	memcpy(w->data, p + n, len - (size_t)n);
-	w->req.data = u;
+	w->c = c;
 	b = uv_buf_init(w->data, (unsigned)(len - (size_t)n));
-	if (uv_write(&w->req, (uv_stream_t *)&u->tcp, &b, 1, write_cb) != 0) {
+	if (uv_write(&w->req, (uv_stream_t *)&c->tcp, &b, 1, write_cb) != 0) {
 		free(w);
 		return MB_ECLOSED;
 	}
 	return 0;
 }
+
+int mb_target_connect(struct mb_tuser *t, int conn)
+{
+	struct mb_user *u = U(t);
+	struct mb_conn *c = conn_of(u, conn);
+	if (conn == 0 || !c || no_io(u))
+		return MB_EINVAL;
+	if (c->open)
+		return MB_EBUSY;
+	return tcp_open(u, c);
+}
+
+int mb_target_tls_mode(const struct mb_tuser *t, int conn)
+{
+	const struct mb_user *u = (const struct mb_user *)t;
+	return conn >= 0 && conn < MB_TARGET_CONNS_MAX ? ES(u)->cfg.tls[conn] : MB_TLS_NONE;
+}
+
+int mb_target_starttls(struct mb_tuser *t, int conn)
+{
+	struct mb_user *u = U(t);
+	struct mb_conn *c = conn_of(u, conn);
+	if (!c || no_io(u) || !conn_alive(u, c))
+		return MB_ECLOSED;
+	if (c->tls)
+		return MB_ESTATE;
+	int rc = tls_begin(u, c);
+	if (rc == MB_ETLS && c->tls)
+		tls_note(u, c);
+	return rc;
+}
+
+void mb_target_close(struct mb_tuser *t, int conn)
+{
+	if (conn > 0)
+		conn_close(conn_of(U(t), conn));
+}
+
+void mb_target_request(struct mb_tuser *t, int conn, int op, int nops)
+{
+	struct mb_user *u = U(t);
+	struct mb_conn *c = conn_of(u, conn);
+	u->sh->st->n.rpcs++;
+	u->sh->st->n.ops += (uint64_t)nops;
+	if (u->task < MB_LOAD_TASKS)
+		u->sh->st->task_rpcs[u->task]++;
+	u->last_rpc_ns = mb_now_ns();
+	if (c) {
+		c->rpc_start_ns = u->last_rpc_ns;
+		c->op = (uint8_t)(op >= 0 && op < MB_TARGET_OPS_MAX ? op : 0);
+	}
+}
+
+void mb_target_count_op(struct mb_tuser *t, int op)
+{
+	if (op >= 0 && op < MB_TARGET_OPS_MAX)
+		U(t)->sh->st->op_count[op]++;
+	if (U(t)->task < MB_LOAD_TASKS)
+		U(t)->sh->st->task_ops[U(t)->task]++;
+}
+
+void mb_target_reply(struct mb_tuser *t, int conn)
+{
+	struct mb_user *u = U(t);
+	struct mb_conn *c = conn_of(u, conn);
+	if (!c || !c->rpc_start_ns)
+		return;
+	uint64_t rtt = mb_now_ns() - c->rpc_start_ns;
+	mb_hist_record(u->sh->st->rpc, rtt);
+	mb_hist_record(u->sh->st->rpc_by_op[c->op], rtt);
+	c->rpc_start_ns = 0;
+}
+
+void mb_target_step_done(struct mb_tuser *t, const struct mb_step_result *res)
+{
+	struct mb_user *u = U(t);
+	if (u->task == MB_TASK_NONE || u->in_step || u->state == MB_U_CLOSING)
+		return;
+	if (res->status < 0) {
+		finish_task(u, res->status);
+		return;
+	}
+	if (u->step_kind == MB_STEP_LOGON)
+		u->t.nfolders = (uint16_t)res->count;
+	run_steps(u, res);
+}
+
+void mb_target_wake(struct mb_tuser *t)
+{
+	struct mb_user *u = U(t);
+	if (u->state == MB_U_IDLE && !u->in_step)
+		try_run(u);
+}
+
+void mb_target_wake_at(struct mb_tuser *t, uint64_t ns)
+{
+	struct mb_user *u = U(t);
+	if (!u->wake_ns || ns < u->wake_ns) {
+		u->wake_ns = ns ? ns : 1;
+		rearm(u);
+	}
+}
+
+void mb_target_lost(struct mb_tuser *t) { lost(U(t)); }
+
+void mb_target_logged_off(struct mb_tuser *t) { U(t)->logged_off = true; }
 
 /* O_APPEND: each write lands whole; done before the next op */
 static void ack_write(int fd, const char *buf, size_t len)
@@ -585,36 +1066,92 @@ static void ack_add(int fd, char *buf, size_t cap, size_t *len, char kind, uint3
 	}
 }
 
-void mb_user_ack(struct mb_user *u, char kind, uint32_t mailbox, const uint64_t *mids, int n)
+static void ack_count(struct mb_user *u, char kind, int n)
 {
-	const struct mb_engine_shared *es = mb_shard_shared(u->sh);
-	if (n <= 0)
-		return;
 	if (kind == '+')
 		u->sh->st->n.acks_create += (uint64_t)n;
 	else if (kind == '-')
 		u->sh->st->n.acks_delete += (uint64_t)n;
-	if (es->ack_fd < 0)
+}
+
+void mb_target_ack(struct mb_tuser *t, char kind, uint32_t mailbox, const uint64_t *ids, int n)
+{
+	struct mb_user *u = U(t);
+	int fd = ES(u)->ack_fd;
+	if (n <= 0)
+		return;
+	ack_count(u, kind, n);
+	if (fd < 0)
 		return;
 	char buf[4096];
 	size_t len = 0;
 	for (int i = 0; i < n; i++)
-		ack_add(es->ack_fd, buf, sizeof(buf), &len, kind, mailbox, mids[i]);
-	ack_write(es->ack_fd, buf, len);
+		ack_add(fd, buf, sizeof(buf), &len, kind, mailbox, ids[i]);
+	ack_write(fd, buf, len);
 }
 
-void mb_user_ack_deliveries(struct mb_user *u, const struct mb_op_reply *submit)
+void mb_target_ack_many(struct mb_tuser *t, char kind, const uint32_t *mailboxes,
+			const uint64_t *ids, int n)
 {
-	/* the sender's copy in Sent Items, then each recipient's copy: one write */
-	const struct mb_engine_shared *es = mb_shard_shared(u->sh);
-	u->sh->st->n.acks_create += 1 + (uint64_t)submit->u.submit.n;
-	if (es->ack_fd < 0)
+	struct mb_user *u = U(t);
+	int fd = ES(u)->ack_fd;
+	if (n <= 0)
+		return;
+	ack_count(u, kind, n);
+	if (fd < 0)
 		return;
 	char buf[4096];
 	size_t len = 0;
-	ack_add(es->ack_fd, buf, sizeof(buf), &len, '+', u->mailbox, submit->u.submit.mid);
-	for (uint32_t i = 0; i < submit->u.submit.n; i++)
-		ack_add(es->ack_fd, buf, sizeof(buf), &len, '+', submit->u.submit.dl[i].mailbox,
-			submit->u.submit.dl[i].mid);
-	ack_write(es->ack_fd, buf, len);
+	for (int i = 0; i < n; i++)
+		ack_add(fd, buf, sizeof(buf), &len, kind, mailboxes[i], ids[i]);
+	ack_write(fd, buf, len);
+}
+
+static uint32_t name_hash(const char *p, size_t len)
+{
+	uint32_t h = 2166136261u; /* FNV-1a */
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (uint8_t)p[i]) * 16777619u;
+	return h;
+}
+
+int32_t mb_target_find_user(const struct mb_tuser *t, const char *name, size_t len)
+{
+	const struct mb_engine_shared *es = ((const struct mb_user *)t)->sh->es;
+	uint32_t k = name_hash(name, len) & (es->name_cap - 1);
+	for (;;) {
+		int32_t i = es->name_index[k];
+		if (i < 0)
+			return -1;
+		const char *s = mb_topology_user(es->topo, i)->name;
+		if (strlen(s) == len && memcmp(s, name, len) == 0)
+			return i < es->nusers ? i : -1;
+		k = (k + 1) & (es->name_cap - 1);
+	}
+}
+
+int mb_user_name_index(struct mb_engine_shared *es)
+{
+	int n = mb_topology_user_count(es->topo);
+	uint32_t cap = 16;
+	while (cap < (uint32_t)n * 2)
+		cap <<= 1;
+	es->name_index = malloc(cap * sizeof(int32_t));
+	if (!es->name_index)
+		return MB_ENOMEM;
+	memset(es->name_index, 0xff, cap * sizeof(int32_t));
+	es->name_cap = cap;
+	for (int i = 0; i < n; i++) {
+		const char *name = mb_topology_user(es->topo, i)->name;
+		uint32_t k = name_hash(name, strlen(name)) & (cap - 1);
+		while (es->name_index[k] >= 0)
+			k = (k + 1) & (cap - 1);
+		es->name_index[k] = i;
+	}
+	return 0;
+}
+
+const struct mb_topo_user *mb_target_account(const struct mb_tuser *t)
+{
+	return mb_topology_user(((const struct mb_user *)t)->sh->es->topo, (int)t->idx);
 }

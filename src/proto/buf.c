@@ -42,15 +42,9 @@ void mb_buf_destroy(struct mb_buf *b)
 	free(b);
 }
 
-uint8_t *mb_buf_data(const struct mb_buf *b)
-{
-	return b->mem ? b->mem + b->start : NULL;
-}
+uint8_t *mb_buf_data(const struct mb_buf *b) { return b->mem ? b->mem + b->start : NULL; }
 
-size_t mb_buf_len(const struct mb_buf *b)
-{
-	return b->len;
-}
+size_t mb_buf_len(const struct mb_buf *b) { return b->len; }
 
 void mb_buf_reset(struct mb_buf *b)
 {
@@ -84,10 +78,7 @@ int mb_buf_reserve(struct mb_buf *b, size_t n, uint8_t **p)
 	return 0;
 }
 
-void mb_buf_commit(struct mb_buf *b, size_t n)
-{
-	b->len += n;
-}
+void mb_buf_commit(struct mb_buf *b, size_t n) { b->len += n; }
 
 int mb_buf_append(struct mb_buf *b, const void *p, size_t n)
 {
@@ -115,10 +106,7 @@ void mb_buf_consume(struct mb_buf *b, size_t n)
 	b->len -= n;
 }
 
-size_t mb_buf_capacity(const struct mb_buf *b)
-{
-	return b->cap;
-}
+size_t mb_buf_capacity(const struct mb_buf *b) { return b->cap; }
 
 void mb_buf_shrink(struct mb_buf *b, size_t cap)
 {
@@ -153,8 +141,8 @@ struct mb_arena_chunk {
 
 struct mb_arena {
 	struct mb_arena_chunk *head;
-	size_t capacity;  /* bytes of all chunks together at most */
-	size_t total;     /* bytes allocated in chunks */
+	size_t capacity; /* bytes of all chunks together at most */
+	size_t total;	 /* bytes allocated in chunks */
 	size_t used;
 	unsigned nchunks;
 };
@@ -234,7 +222,4 @@ void *mb_arena_alloc(struct mb_arena *a, size_t n)
 	return p;
 }
 
-size_t mb_arena_used(const struct mb_arena *a)
-{
-	return a->used;
-}
+size_t mb_arena_used(const struct mb_arena *a) { return a->used; }

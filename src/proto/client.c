@@ -5,7 +5,7 @@
  * reply; every wait uses poll() with the client's timeout. */
 #include "proto/client.h"
 #include "core/error.h"
-#include "core/sampler.h"
+#include "core/clock.h"
 
 #include <errno.h>
 #include <netdb.h>
@@ -26,12 +26,12 @@ struct mb_client {
 	int fd;
 	int timeout_ms;
 	uint32_t seq;
-	struct mb_buf *rx;       /* received, not yet consumed bytes */
-	struct mb_buf *tx;       /* frame being sent */
-	struct mb_buf *tmp;      /* payload scratch for encoding */
-	struct mb_buf *payload;  /* the last frame's payload (decompressed) */
-	struct mb_buf *zbuf;     /* decompression scratch */
-	struct mb_arena *arena;  /* decoded replies */
+	struct mb_buf *rx;	 /* received, not yet consumed bytes */
+	struct mb_buf *tx;	 /* frame being sent */
+	struct mb_buf *tmp;	 /* payload scratch for encoding */
+	struct mb_buf *payload;	 /* the last frame's payload (decompressed) */
+	struct mb_buf *zbuf;	 /* decompression scratch */
+	struct mb_arena *arena;	 /* decoded replies */
 	struct mb_arena *narena; /* decoded notifications */
 	struct mb_codec_opts opts;
 	uint32_t mailbox;
@@ -39,11 +39,6 @@ struct mb_client {
 	struct mb_event events[CLIENT_EVENT_QUEUE];
 	int ev_head, ev_count;
 };
-
-static int64_t now_ms(void)
-{
-	return (int64_t)(mb_now_ns() / 1000000);
-}
 
 int mb_client_connect(const char *host, int port, int timeout_ms, struct mb_client **out)
 {
@@ -149,7 +144,7 @@ void mb_client_destroy(struct mb_client *c)
 int mb_client_send_raw(struct mb_client *c, const void *p, size_t n)
 {
 	const uint8_t *b = p;
-	int64_t deadline = now_ms() + c->timeout_ms;
+	int64_t deadline = mb_now_ms() + c->timeout_ms;
 
 	while (n) {
 		ssize_t w = send(c->fd, b, n, MSG_NOSIGNAL | MSG_DONTWAIT);
@@ -162,7 +157,7 @@ int mb_client_send_raw(struct mb_client *c, const void *p, size_t n)
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-			int left = (int)(deadline - now_ms());
+			int left = (int)(deadline - mb_now_ms());
 			if (left <= 0)
 				return MB_ETIMEDOUT;
 			struct pollfd pf = {c->fd, POLLOUT, 0};
@@ -177,7 +172,7 @@ int mb_client_send_raw(struct mb_client *c, const void *p, size_t n)
 /* Read until a whole frame is at the front of rx; copy its payload. */
 static int recv_one(struct mb_client *c, struct mb_frame_hdr *hdr, int timeout_ms)
 {
-	int64_t deadline = now_ms() + timeout_ms;
+	int64_t deadline = mb_now_ms() + timeout_ms;
 	size_t total;
 	int rc;
 
@@ -187,7 +182,7 @@ static int recv_one(struct mb_client *c, struct mb_frame_hdr *hdr, int timeout_m
 			break;
 		if (rc != MB_EAGAIN)
 			return rc;
-		int left = (int)(deadline - now_ms());
+		int left = (int)(deadline - mb_now_ms());
 		if (left <= 0)
 			return MB_ETIMEDOUT;
 		struct pollfd pf = {c->fd, POLLIN, 0};
@@ -267,9 +262,9 @@ int mb_client_call(struct mb_client *c, const struct mb_op *ops, uint16_t nops,
 	rc = mb_client_send_raw(c, mb_buf_data(c->tx), mb_buf_len(c->tx));
 	if (rc)
 		return rc;
-	int64_t deadline = now_ms() + c->timeout_ms;
+	int64_t deadline = mb_now_ms() + c->timeout_ms;
 	for (;;) {
-		int left = (int)(deadline - now_ms());
+		int left = (int)(deadline - mb_now_ms());
 		if (left <= 0)
 			return MB_ETIMEDOUT;
 		rc = recv_one(c, &hdr, left);
@@ -301,11 +296,11 @@ int mb_client_call(struct mb_client *c, const struct mb_op *ops, uint16_t nops,
 
 int mb_client_next_event(struct mb_client *c, int timeout_ms, struct mb_event *ev)
 {
-	int64_t deadline = now_ms() + timeout_ms;
+	int64_t deadline = mb_now_ms() + timeout_ms;
 	struct mb_frame_hdr hdr;
 
 	while (c->ev_count == 0) {
-		int left = (int)(deadline - now_ms());
+		int left = (int)(deadline - mb_now_ms());
 		if (left <= 0)
 			return MB_ETIMEDOUT;
 		int rc = recv_one(c, &hdr, left);
@@ -384,22 +379,12 @@ int mb_client_logon(struct mb_client *c, const char *user, const char *password,
 	return logon_common(c, user, password, NULL, flags, reply);
 }
 
-uint64_t mb_client_bytes_sent(const struct mb_client *c)
-{
-	return c->sent;
-}
+uint64_t mb_client_bytes_sent(const struct mb_client *c) { return c->sent; }
 
-uint64_t mb_client_bytes_received(const struct mb_client *c)
-{
-	return c->received;
-}
+uint64_t mb_client_bytes_received(const struct mb_client *c) { return c->received; }
 
-uint32_t mb_client_mailbox(const struct mb_client *c)
-{
-	return c->mailbox;
-}
+uint32_t mb_client_mailbox(const struct mb_client *c) { return c->mailbox; }
 
-int mb_client_compressing(const struct mb_client *c)
-{
-	return c->opts.lz4 ? 1 : 0;
-}
+int mb_client_compressing(const struct mb_client *c) { return c->opts.lz4 ? 1 : 0; }
+
+int mb_client_fd(const struct mb_client *c) { return c->fd; }

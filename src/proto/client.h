@@ -29,8 +29,8 @@ void mb_client_destroy(struct mb_client *c);
  * On success *reply (optional) holds the Logon result; compression is on
  * from then on when the store accepted it.  A refused logon returns
  * MB_EAUTH. */
-int mb_client_logon(struct mb_client *c, const char *user, const char *password,
-		    uint32_t flags, struct mb_op_reply *reply);
+int mb_client_logon(struct mb_client *c, const char *user, const char *password, uint32_t flags,
+		    struct mb_op_reply *reply);
 /* Same with an already derived key (the store's topology secret). */
 int mb_client_logon_key(struct mb_client *c, const char *user, const uint8_t key[MB_KEY_LEN],
 			const uint8_t salt[MB_SALT_LEN], uint32_t flags, struct mb_op_reply *reply);
@@ -48,8 +48,10 @@ int mb_client_next_event(struct mb_client *c, int timeout_ms, struct mb_event *e
 /* Raw access for malformed-frame tests: send bytes as they are; receive
  * one frame (header and payload, decompressed) into the client. */
 int mb_client_send_raw(struct mb_client *c, const void *p, size_t n);
-int mb_client_recv_frame(struct mb_client *c, struct mb_frame_hdr *hdr,
-			 const uint8_t **payload, size_t *len);
+int mb_client_recv_frame(struct mb_client *c, struct mb_frame_hdr *hdr, const uint8_t **payload,
+			 size_t *len);
+/* The connection's socket (for tests that write byte by byte). */
+int mb_client_fd(const struct mb_client *c);
 
 /* Bytes sent and received on the wire so far. */
 uint64_t mb_client_bytes_sent(const struct mb_client *c);

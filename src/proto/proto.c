@@ -18,15 +18,15 @@ struct op_info {
 };
 static const struct op_info op_infos[MB_OP_COUNT] = {
 #define MB_X_INFO(id, code, name) [MB_OPI_##id] = {code, name},
-	MB_OP_TABLE(MB_X_INFO)
+    MB_OP_TABLE(MB_X_INFO)
 #undef MB_X_INFO
 };
 
 int mb_op_index(int code)
 {
 	switch (code) {
-#define MB_X_IDX(id, code, name)                                               \
-	case code:                                                             \
+#define MB_X_IDX(id, code, name)                                                                   \
+	case code:                                                                                 \
 		return MB_OPI_##id;
 		MB_OP_TABLE(MB_X_IDX)
 #undef MB_X_IDX
@@ -64,13 +64,11 @@ static inline void put64(uint8_t *p, uint64_t v)
 	for (int i = 0; i < 8; i++)
 		p[i] = (uint8_t)(v >> (8 * i));
 }
-static inline uint16_t get16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] | (p[1] << 8));
-}
+static inline uint16_t get16(const uint8_t *p) { return (uint16_t)(p[0] | (p[1] << 8)); }
 static inline uint32_t get32(const uint8_t *p)
 {
-	return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
+	return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) |
+	       ((uint32_t)p[3] << 24);
 }
 static inline uint64_t get64(const uint8_t *p)
 {
@@ -95,10 +93,7 @@ static void w_bytes(struct wr *w, const void *p, size_t n)
 	if (!w->err)
 		w->err = mb_buf_append(w->b, p, n);
 }
-static void w_u8(struct wr *w, uint8_t v)
-{
-	w_bytes(w, &v, 1);
-}
+static void w_u8(struct wr *w, uint8_t v) { w_bytes(w, &v, 1); }
 static void w_u16(struct wr *w, uint16_t v)
 {
 	uint8_t t[2];
@@ -444,10 +439,7 @@ bool mb_bytes_eq(struct mb_bytes a, struct mb_bytes b)
 	return a.len == b.len && (a.len == 0 || memcmp(a.p, b.p, a.len) == 0);
 }
 
-bool mb_bytes_eq_str(struct mb_bytes a, const char *s)
-{
-	return mb_bytes_eq(a, mb_str(s));
-}
+bool mb_bytes_eq_str(struct mb_bytes a, const char *s) { return mb_bytes_eq(a, mb_str(s)); }
 
 const struct mb_prop *mb_props_find(const struct mb_prop *props, uint16_t n, uint32_t tag)
 {
@@ -496,8 +488,9 @@ int mb_frame_check(const void *buf, size_t avail, uint32_t max_frame, struct mb_
 	hdr->flags = p[7];
 	hdr->seq = get32(p + 8);
 	hdr->raw_len = get32(p + 12);
-	if (p[4] != MB_PROTO_MAGIC || hdr->version != MB_PROTO_VERSION || hdr->kind < MB_FRAME_REQUEST ||
-	    hdr->kind > MB_FRAME_ERROR || (hdr->flags & ~MB_FRAME_F_LZ4))
+	if (p[4] != MB_PROTO_MAGIC || hdr->version != MB_PROTO_VERSION ||
+	    hdr->kind < MB_FRAME_REQUEST || hdr->kind > MB_FRAME_ERROR ||
+	    (hdr->flags & ~MB_FRAME_F_LZ4))
 		return MB_EPROTO;
 	if (hdr->len > max_frame || hdr->raw_len > max_frame)
 		return MB_ETOOBIG;
@@ -527,7 +520,8 @@ int mb_frame_payload(const struct mb_frame_hdr *hdr, const void *frame, struct m
 	rc = mb_buf_reserve(scratch, hdr->raw_len ? hdr->raw_len : 1, &dst);
 	if (rc)
 		return rc;
-	int n = LZ4_decompress_safe((const char *)src, (char *)dst, (int)hdr->len, (int)hdr->raw_len);
+	int n =
+	    LZ4_decompress_safe((const char *)src, (char *)dst, (int)hdr->len, (int)hdr->raw_len);
 	if (n < 0 || (uint32_t)n != hdr->raw_len)
 		return MB_EPROTO;
 	mb_buf_commit(scratch, (size_t)n);
@@ -536,8 +530,8 @@ int mb_frame_payload(const struct mb_frame_hdr *hdr, const void *frame, struct m
 	return 0;
 }
 
-int mb_frame_append(struct mb_buf *out, uint8_t kind, uint32_t seq, const void *payload,
-		    size_t len, const struct mb_codec_opts *opts, size_t *wire_len)
+int mb_frame_append(struct mb_buf *out, uint8_t kind, uint32_t seq, const void *payload, size_t len,
+		    const struct mb_codec_opts *opts, size_t *wire_len)
 {
 	uint32_t max = opts && opts->max_frame ? opts->max_frame : MB_PROTO_MAX_FRAME;
 	uint8_t *h;
@@ -551,8 +545,8 @@ int mb_frame_append(struct mb_buf *out, uint8_t kind, uint32_t seq, const void *
 	uint8_t flags = 0;
 	size_t wire = len;
 	if (opts && opts->lz4 && len >= opts->min_bytes && len > 0) {
-		int c = LZ4_compress_default((const char *)payload, (char *)h + MB_FRAME_HDR, (int)len,
-					     LZ4_compressBound((int)len));
+		int c = LZ4_compress_default((const char *)payload, (char *)h + MB_FRAME_HDR,
+					     (int)len, LZ4_compressBound((int)len));
 		if (c > 0 && (size_t)c < len) {
 			flags = MB_FRAME_F_LZ4;
 			wire = (size_t)c;
@@ -657,6 +651,44 @@ static void enc_op_body(struct wr *w, const struct mb_op *op)
 	case MB_OP_LIST_CONTACTS:
 		w_u32(w, op->u.list_contacts.start);
 		w_u32(w, op->u.list_contacts.max_rows);
+		break;
+	case MB_OP_CREATE_ATTACH:
+	case MB_OP_GET_ATTACH_TABLE:
+		w_u32(w, op->u.attach.msg);
+		w_u32(w, op->u.attach.handle);
+		break;
+	case MB_OP_OPEN_ATTACH:
+		w_u32(w, op->u.attach.msg);
+		w_u32(w, op->u.attach.num);
+		w_u32(w, op->u.attach.handle);
+		break;
+	case MB_OP_SAVE_ATTACH:
+		w_u32(w, op->u.save.handle);
+		break;
+	case MB_OP_OPEN_STREAM:
+		w_u32(w, op->u.open_stream.obj);
+		w_u32(w, op->u.open_stream.tag);
+		w_u32(w, op->u.open_stream.handle);
+		break;
+	case MB_OP_READ_STREAM:
+		w_u32(w, op->u.read_stream.handle);
+		w_u32(w, op->u.read_stream.max);
+		break;
+	case MB_OP_REGISTER_NOTIFY:
+		w_u64(w, op->u.get_table.fid);
+		w_u32(w, op->u.get_table.handle);
+		break;
+	case MB_OP_RESOLVE_NAMES:
+		if (op->u.resolve.n > MB_PROTO_MAX_PROPS) {
+			w_fail(w, MB_ETOOBIG);
+			break;
+		}
+		w_u16(w, op->u.resolve.n);
+		for (uint16_t i = 0; i < op->u.resolve.n; i++)
+			w_str(w, op->u.resolve.names[i]);
+		break;
+	case MB_OP_GET_AB_TABLE:
+		w_u32(w, op->u.ab_table.handle);
 		break;
 	case MB_OP_SYNC_DOWNLOAD:
 		w_u64(w, op->u.sync_down.fid);
@@ -791,6 +823,46 @@ static void dec_op_body(struct rd *r, struct mb_op *op)
 		op->u.list_contacts.start = r_u32(r);
 		op->u.list_contacts.max_rows = r_u32(r);
 		break;
+	case MB_OP_CREATE_ATTACH:
+	case MB_OP_GET_ATTACH_TABLE:
+		op->u.attach.msg = r_u32(r);
+		op->u.attach.handle = r_u32(r);
+		break;
+	case MB_OP_OPEN_ATTACH:
+		op->u.attach.msg = r_u32(r);
+		op->u.attach.num = r_u32(r);
+		op->u.attach.handle = r_u32(r);
+		break;
+	case MB_OP_SAVE_ATTACH:
+		op->u.save.handle = r_u32(r);
+		break;
+	case MB_OP_OPEN_STREAM:
+		op->u.open_stream.obj = r_u32(r);
+		op->u.open_stream.tag = r_u32(r);
+		op->u.open_stream.handle = r_u32(r);
+		break;
+	case MB_OP_READ_STREAM:
+		op->u.read_stream.handle = r_u32(r);
+		op->u.read_stream.max = r_u32(r);
+		break;
+	case MB_OP_REGISTER_NOTIFY:
+		op->u.get_table.fid = r_u64(r);
+		op->u.get_table.handle = r_u32(r);
+		break;
+	case MB_OP_RESOLVE_NAMES: {
+		uint16_t n = r_u16(r);
+		struct mb_bytes *v = r_array(r, n, MB_PROTO_MAX_PROPS, 2, sizeof(struct mb_bytes));
+		if (r->err)
+			break;
+		for (uint16_t i = 0; i < n && !r->err; i++)
+			v[i] = r_str(r, MB_PROTO_MAX_NAME);
+		op->u.resolve.n = n;
+		op->u.resolve.names = v;
+		break;
+	}
+	case MB_OP_GET_AB_TABLE:
+		op->u.ab_table.handle = r_u32(r);
+		break;
 	case MB_OP_SYNC_DOWNLOAD:
 		op->u.sync_down.fid = r_u64(r);
 		op->u.sync_down.since_cn = r_u64(r);
@@ -801,7 +873,7 @@ static void dec_op_body(struct rd *r, struct mb_op *op)
 		op->u.sync_up.fid = r_u64(r);
 		uint32_t n = r_u32(r);
 		struct mb_sync_change *c =
-			r_array(r, n, MB_PROTO_MAX_IDS, 3, sizeof(struct mb_sync_change));
+		    r_array(r, n, MB_PROTO_MAX_IDS, 3, sizeof(struct mb_sync_change));
 		if (r->err)
 			break;
 		op->u.sync_up.n = n;
@@ -910,6 +982,34 @@ static void enc_reply_body(struct wr *w, const struct mb_op_reply *o)
 	case MB_OP_SET_COLUMNS:
 	case MB_OP_CREATE_MESSAGE:
 	case MB_OP_SET_PROPS:
+	case MB_OP_SAVE_ATTACH:
+	case MB_OP_REGISTER_NOTIFY:
+		break;
+	case MB_OP_CREATE_ATTACH:
+	case MB_OP_GET_ATTACH_TABLE:
+	case MB_OP_OPEN_STREAM:
+	case MB_OP_GET_AB_TABLE:
+		w_u32(w, o->u.table.rows);
+		break;
+	case MB_OP_OPEN_ATTACH:
+		w_props(w, o->u.props.props, o->u.props.n);
+		break;
+	case MB_OP_READ_STREAM:
+		w_lstr(w, o->u.stream.data);
+		break;
+	case MB_OP_RESOLVE_NAMES:
+		if (o->u.resolve.n > MB_PROTO_MAX_PROPS) {
+			w_fail(w, MB_ETOOBIG);
+			break;
+		}
+		w_u16(w, o->u.resolve.n);
+		for (uint16_t i = 0; i < o->u.resolve.n; i++) {
+			const struct mb_resolved *v = &o->u.resolve.v[i];
+			w_u32(w, (uint32_t)v->status);
+			w_u8(w, v->type);
+			w_str(w, v->name);
+			w_str(w, v->display);
+		}
 		break;
 	case MB_OP_OPEN_FOLDER:
 		w_u64(w, o->u.folder.fid);
@@ -1025,8 +1125,8 @@ static void dec_rows(struct rd *r, struct mb_op_reply *o)
 		return;
 	}
 	uint32_t cells = (uint32_t)ncols * nrows;
-	o->u.rows.vals = r_array(r, cells, MB_PROTO_MAX_PROPS * MB_PROTO_MAX_ROWS, 5,
-				 sizeof(struct mb_prop));
+	o->u.rows.vals =
+	    r_array(r, cells, MB_PROTO_MAX_PROPS * MB_PROTO_MAX_ROWS, 5, sizeof(struct mb_prop));
 	if (r->err)
 		return;
 	o->u.rows.ncols = ncols;
@@ -1054,7 +1154,36 @@ static void dec_reply_body(struct rd *r, struct mb_op_reply *o)
 	case MB_OP_SET_COLUMNS:
 	case MB_OP_CREATE_MESSAGE:
 	case MB_OP_SET_PROPS:
+	case MB_OP_SAVE_ATTACH:
+	case MB_OP_REGISTER_NOTIFY:
 		break;
+	case MB_OP_CREATE_ATTACH:
+	case MB_OP_GET_ATTACH_TABLE:
+	case MB_OP_OPEN_STREAM:
+	case MB_OP_GET_AB_TABLE:
+		o->u.table.rows = r_u32(r);
+		break;
+	case MB_OP_OPEN_ATTACH:
+		r_props(r, &o->u.props.props, &o->u.props.n);
+		break;
+	case MB_OP_READ_STREAM:
+		o->u.stream.data = r_lstr(r);
+		break;
+	case MB_OP_RESOLVE_NAMES: {
+		uint16_t n = r_u16(r);
+		struct mb_resolved *v = r_array(r, n, MB_PROTO_MAX_PROPS, 8, sizeof(*v));
+		if (r->err)
+			break;
+		for (uint16_t i = 0; i < n && !r->err; i++) {
+			v[i].status = (int32_t)r_u32(r);
+			v[i].type = r_u8(r);
+			v[i].name = r_str(r, MB_PROTO_MAX_NAME);
+			v[i].display = r_str(r, MB_PROTO_MAX_NAME);
+		}
+		o->u.resolve.n = n;
+		o->u.resolve.v = v;
+		break;
+	}
 	case MB_OP_OPEN_FOLDER:
 		o->u.folder.fid = r_u64(r);
 		o->u.folder.parent = r_u64(r);
@@ -1104,7 +1233,8 @@ static void dec_reply_body(struct rd *r, struct mb_op_reply *o)
 		break;
 	case MB_OP_FREEBUSY: {
 		uint32_t n = r_u32(r);
-		o->u.freebusy.blocks = r_array(r, n, MB_PROTO_MAX_IDS, 20, sizeof(struct mb_busy_block));
+		o->u.freebusy.blocks =
+		    r_array(r, n, MB_PROTO_MAX_IDS, 20, sizeof(struct mb_busy_block));
 		if (r->err)
 			break;
 		o->u.freebusy.n = n;
@@ -1181,7 +1311,7 @@ int mb_reply_decode(const uint8_t *p, size_t len, uint32_t seq, struct mb_arena 
 
 /* ---- notify and error ---- */
 
-int mb_notify_encode_payload(struct mb_buf *out, const struct mb_notify *n)
+static int mb_notify_encode_payload(struct mb_buf *out, const struct mb_notify *n)
 {
 	struct wr w = {out, 0};
 
@@ -1226,7 +1356,7 @@ int mb_notify_decode(const uint8_t *p, size_t len, struct mb_arena *a, struct mb
 	return 0;
 }
 
-int mb_error_encode_payload(struct mb_buf *out, const struct mb_frame_error *e)
+static int mb_error_encode_payload(struct mb_buf *out, const struct mb_frame_error *e)
 {
 	struct wr w = {out, 0};
 	struct mb_bytes m = e->message;
@@ -1255,7 +1385,8 @@ static int frame_from_tmp(struct mb_buf *out, struct mb_buf *tmp, uint8_t kind, 
 			  const struct mb_codec_opts *opts, size_t *wire_len, int rc)
 {
 	if (rc == 0)
-		rc = mb_frame_append(out, kind, seq, mb_buf_data(tmp), mb_buf_len(tmp), opts, wire_len);
+		rc = mb_frame_append(out, kind, seq, mb_buf_data(tmp), mb_buf_len(tmp), opts,
+				     wire_len);
 	mb_buf_reset(tmp);
 	return rc;
 }

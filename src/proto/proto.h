@@ -31,61 +31,70 @@
 
 /* Header: u32 len | u8 magic | u8 version | u8 kind | u8 flags | u32 seq |
  * u32 raw_len (16 bytes, little-endian). */
-#define MB_PROTO_MAGIC 0x4Du            /* 'M' */
+#define MB_PROTO_MAGIC 0x4Du /* 'M' */
 #define MB_PROTO_VERSION 1
-#define MB_FRAME_HDR 16                 /* header bytes */
-#define MB_PROTO_MAX_FRAME (4u << 20)   /* max payload, wire and decompressed */
-#define MB_PROTO_MAX_OPS 256            /* operations per request frame */
-#define MB_PROTO_MAX_PROPS 64           /* properties per op */
-#define MB_PROTO_MAX_IDS 4096           /* message ids per op */
-#define MB_PROTO_MAX_ROWS 1024          /* rows per QueryRows reply */
-#define MB_PROTO_MAX_NAME 256           /* user names, folder names */
+#define MB_FRAME_HDR 16		      /* header bytes */
+#define MB_PROTO_MAX_FRAME (4u << 20) /* max payload, wire and decompressed */
+#define MB_PROTO_MAX_OPS 256	      /* operations per request frame */
+#define MB_PROTO_MAX_PROPS 64	      /* properties per op */
+#define MB_PROTO_MAX_IDS 4096	      /* message ids per op */
+#define MB_PROTO_MAX_ROWS 1024	      /* rows per QueryRows reply */
+#define MB_PROTO_MAX_NAME 256	      /* user names, folder names */
 #define MB_PROTO_DEFAULT_COMPRESS_MIN 256
 
 enum mb_frame_kind {
-	MB_FRAME_REQUEST = 1,  /* client -> store: a batch of operations */
-	MB_FRAME_REPLY = 2,    /* store -> client: one result per operation */
-	MB_FRAME_NOTIFY = 3,   /* store -> client, unsolicited: events */
-	MB_FRAME_ERROR = 4,    /* store -> client: the frame could not be decoded */
+	MB_FRAME_REQUEST = 1, /* client -> store: a batch of operations */
+	MB_FRAME_REPLY = 2,   /* store -> client: one result per operation */
+	MB_FRAME_NOTIFY = 3,  /* store -> client, unsolicited: events */
+	MB_FRAME_ERROR = 4,   /* store -> client: the frame could not be decoded */
 };
 
-#define MB_FRAME_F_LZ4 0x01u            /* payload is one LZ4 block */
+#define MB_FRAME_F_LZ4 0x01u /* payload is one LZ4 block */
 
 struct mb_frame_hdr {
-	uint32_t len;       /* payload bytes on the wire after the header */
+	uint32_t len; /* payload bytes on the wire after the header */
 	uint8_t version;
-	uint8_t kind;       /* enum mb_frame_kind */
-	uint8_t flags;      /* MB_FRAME_F_* */
-	uint32_t seq;       /* request sequence number, echoed by its reply */
-	uint32_t raw_len;   /* payload bytes after decompression (== len if not) */
+	uint8_t kind;	  /* enum mb_frame_kind */
+	uint8_t flags;	  /* MB_FRAME_F_* */
+	uint32_t seq;	  /* request sequence number, echoed by its reply */
+	uint32_t raw_len; /* payload bytes after decompression (== len if not) */
 };
 
 /* ---- operations (ROPs) ------------------------------------------------ */
 
 /* X(ID, code, name) -- codes are stable: they travel on the wire. */
-#define MB_OP_TABLE(X)                                                         \
-	X(LOGON_CHALLENGE, 0x01, "LogonChallenge")                             \
-	X(LOGON, 0x02, "Logon")                                                \
-	X(LOGOFF, 0x03, "Logoff")                                              \
-	X(RELEASE, 0x04, "Release")                                            \
-	X(OPEN_FOLDER, 0x10, "OpenFolder")                                     \
-	X(GET_HIERARCHY_TABLE, 0x11, "GetHierarchyTable")                      \
-	X(GET_CONTENTS_TABLE, 0x12, "GetContentsTable")                        \
-	X(SET_COLUMNS, 0x13, "SetColumns")                                     \
-	X(QUERY_ROWS, 0x14, "QueryRows")                                       \
-	X(OPEN_MESSAGE, 0x15, "OpenMessage")                                   \
-	X(GET_PROPS, 0x16, "GetPropertiesSpecific")                            \
-	X(CREATE_MESSAGE, 0x17, "CreateMessage")                               \
-	X(SET_PROPS, 0x18, "SetProperties")                                    \
-	X(SAVE_CHANGES, 0x19, "SaveChangesMessage")                            \
-	X(SUBMIT, 0x1A, "SubmitMessage")                                       \
-	X(DELETE_MESSAGES, 0x1B, "DeleteMessages")                             \
-	X(MOVE_COPY, 0x1C, "MoveCopyMessages")                                 \
-	X(CALENDAR_RANGE, 0x20, "CalendarRange")                               \
-	X(FREEBUSY, 0x21, "FreeBusy")                                          \
-	X(CREATE_CONTACT, 0x22, "CreateContact")                               \
-	X(LIST_CONTACTS, 0x23, "ListContacts")                                 \
-	X(SYNC_DOWNLOAD, 0x30, "SyncDownload")                                 \
+#define MB_OP_TABLE(X)                                                                             \
+	X(LOGON_CHALLENGE, 0x01, "LogonChallenge")                                                 \
+	X(LOGON, 0x02, "Logon")                                                                    \
+	X(LOGOFF, 0x03, "Logoff")                                                                  \
+	X(RELEASE, 0x04, "Release")                                                                \
+	X(OPEN_FOLDER, 0x10, "OpenFolder")                                                         \
+	X(GET_HIERARCHY_TABLE, 0x11, "GetHierarchyTable")                                          \
+	X(GET_CONTENTS_TABLE, 0x12, "GetContentsTable")                                            \
+	X(SET_COLUMNS, 0x13, "SetColumns")                                                         \
+	X(QUERY_ROWS, 0x14, "QueryRows")                                                           \
+	X(OPEN_MESSAGE, 0x15, "OpenMessage")                                                       \
+	X(GET_PROPS, 0x16, "GetPropertiesSpecific")                                                \
+	X(CREATE_MESSAGE, 0x17, "CreateMessage")                                                   \
+	X(SET_PROPS, 0x18, "SetProperties")                                                        \
+	X(SAVE_CHANGES, 0x19, "SaveChangesMessage")                                                \
+	X(SUBMIT, 0x1A, "SubmitMessage")                                                           \
+	X(DELETE_MESSAGES, 0x1B, "DeleteMessages")                                                 \
+	X(MOVE_COPY, 0x1C, "MoveCopyMessages")                                                     \
+	X(CALENDAR_RANGE, 0x20, "CalendarRange")                                                   \
+	X(FREEBUSY, 0x21, "FreeBusy")                                                              \
+	X(CREATE_CONTACT, 0x22, "CreateContact")                                                   \
+	X(LIST_CONTACTS, 0x23, "ListContacts")                                                     \
+	X(CREATE_ATTACH, 0x24, "CreateAttachment")                                                 \
+	X(SAVE_ATTACH, 0x25, "SaveChangesAttachment")                                              \
+	X(GET_ATTACH_TABLE, 0x26, "GetAttachmentTable")                                            \
+	X(OPEN_ATTACH, 0x27, "OpenAttachment")                                                     \
+	X(OPEN_STREAM, 0x28, "OpenStream")                                                         \
+	X(READ_STREAM, 0x29, "ReadStream")                                                         \
+	X(REGISTER_NOTIFY, 0x2A, "RegisterNotification")                                           \
+	X(RESOLVE_NAMES, 0x40, "ResolveNames")                                                     \
+	X(GET_AB_TABLE, 0x41, "GetAddressBookTable")                                               \
+	X(SYNC_DOWNLOAD, 0x30, "SyncDownload")                                                     \
 	X(SYNC_UPLOAD, 0x31, "SyncUpload")
 
 enum mb_op_code {
@@ -99,7 +108,7 @@ enum mb_op_index {
 #define MB_X_OPI(id, code, name) MB_OPI_##id,
 	MB_OP_TABLE(MB_X_OPI)
 #undef MB_X_OPI
-	MB_OP_COUNT
+	    MB_OP_COUNT
 };
 
 /* Name of an op code ("QueryRows"), or NULL when unknown. */
@@ -117,10 +126,10 @@ int mb_op_code_at(int index);
  * the same in every mailbox; user folders get MB_FID_FIRST_USER and up.
  * Message ids are per mailbox (unique within it, never reused). */
 enum mb_fid_local {
-	MB_FID_ROOT = 1,      /* top of the information store (IPM subtree) */
+	MB_FID_ROOT = 1, /* top of the information store (IPM subtree) */
 	MB_FID_INBOX = 2,
-	MB_FID_DELETED = 3,   /* Deleted Items */
-	MB_FID_SENT = 4,      /* Sent Items */
+	MB_FID_DELETED = 3, /* Deleted Items */
+	MB_FID_SENT = 4,    /* Sent Items */
 	MB_FID_CALENDAR = 5,
 	MB_FID_CONTACTS = 6,
 	MB_FID_FIRST_USER = 16,
@@ -134,28 +143,34 @@ enum mb_fid_local {
 /* Property tag = (id << 16) | type, as in MAPI. */
 enum mb_ptype {
 	MB_PT_I32 = 0x0003,
-	MB_PT_ERROR = 0x000A,      /* value: i32 MB_E* code (property missing) */
+	MB_PT_ERROR = 0x000A, /* value: i32 MB_E* code (property missing) */
 	MB_PT_BOOL = 0x000B,
 	MB_PT_I64 = 0x0014,
-	MB_PT_STRING = 0x001F,     /* UTF-8, u32 length */
-	MB_PT_TIME = 0x0040,       /* i64 milliseconds since the Unix epoch */
-	MB_PT_BINARY = 0x0102,     /* u32 length */
-	MB_PT_MV_STRING = 0x101F,  /* u16 count, then count x (u32 len, bytes) */
+	MB_PT_STRING = 0x001F,	  /* UTF-8, u32 length */
+	MB_PT_TIME = 0x0040,	  /* i64 milliseconds since the Unix epoch */
+	MB_PT_BINARY = 0x0102,	  /* u32 length */
+	MB_PT_MV_STRING = 0x101F, /* u16 count, then count x (u32 len, bytes) */
 };
 #define MB_PTAG(id, type) (((uint32_t)(id) << 16) | (uint32_t)(type))
 #define MB_PTAG_TYPE(tag) ((uint16_t)((tag)&0xFFFFu))
 #define MB_PTAG_ID(tag) ((uint16_t)((tag) >> 16))
 
-#define MB_PR_MESSAGE_CLASS MB_PTAG(0x001A, MB_PT_STRING)  /* IPM.Note ... */
+#define MB_PR_MESSAGE_CLASS MB_PTAG(0x001A, MB_PT_STRING) /* IPM.Note ... */
 #define MB_PR_SUBJECT MB_PTAG(0x0037, MB_PT_STRING)
-#define MB_PR_START_DATE MB_PTAG(0x0060, MB_PT_TIME)       /* appointments */
+#define MB_PR_START_DATE MB_PTAG(0x0060, MB_PT_TIME) /* appointments */
 #define MB_PR_END_DATE MB_PTAG(0x0061, MB_PT_TIME)
 #define MB_PR_SENDER_NAME MB_PTAG(0x0C1A, MB_PT_STRING)
 #define MB_PR_DISPLAY_TO MB_PTAG(0x0E04, MB_PT_STRING)
 #define MB_PR_DELIVERY_TIME MB_PTAG(0x0E06, MB_PT_TIME)
-#define MB_PR_MESSAGE_FLAGS MB_PTAG(0x0E07, MB_PT_I32)     /* bit 0: read */
+#define MB_PR_MESSAGE_FLAGS MB_PTAG(0x0E07, MB_PT_I32) /* bit 0: read */
 #define MB_PR_MESSAGE_SIZE MB_PTAG(0x0E08, MB_PT_I32)
-#define MB_PR_BODY MB_PTAG(0x1000, MB_PT_STRING)           /* long value */
+#define MB_PR_HASATTACH MB_PTAG(0x0E1B, MB_PT_BOOL)
+#define MB_PR_ATTACH_SIZE MB_PTAG(0x0E20, MB_PT_I32)
+#define MB_PR_ATTACH_NUM MB_PTAG(0x0E21, MB_PT_I32)
+#define MB_PR_OBJECT_TYPE MB_PTAG(0x0FFE, MB_PT_I32)	    /* 6 user, 8 list */
+#define MB_PR_ATTACH_DATA_BIN MB_PTAG(0x3701, MB_PT_BINARY) /* stream */
+#define MB_PR_ATTACH_FILENAME MB_PTAG(0x3704, MB_PT_STRING)
+#define MB_PR_BODY MB_PTAG(0x1000, MB_PT_STRING) /* long value */
 #define MB_PR_DISPLAY_NAME MB_PTAG(0x3001, MB_PT_STRING)
 #define MB_PR_EMAIL_ADDRESS MB_PTAG(0x3003, MB_PT_STRING)
 #define MB_PR_CONTENT_COUNT MB_PTAG(0x3602, MB_PT_I32)
@@ -164,9 +179,14 @@ enum mb_ptype {
 #define MB_PR_PARENT_FID MB_PTAG(0x6749, MB_PT_I64)
 #define MB_PR_MID MB_PTAG(0x674A, MB_PT_I64)
 #define MB_PR_CHANGE_NUM MB_PTAG(0x67A4, MB_PT_I64)
-#define MB_PR_RECIPIENTS MB_PTAG(0x6800, MB_PT_MV_STRING)   /* user or list names */
-#define MB_PR_BUSY_STATUS MB_PTAG(0x6801, MB_PT_I32)        /* 0 free .. 3 away */
+#define MB_PR_RECIPIENTS MB_PTAG(0x6800, MB_PT_MV_STRING) /* user or list names */
+#define MB_PR_BUSY_STATUS MB_PTAG(0x6801, MB_PT_I32)	  /* 0 free .. 3 away */
 #define MB_PR_LOCATION MB_PTAG(0x6802, MB_PT_STRING)
+#define MB_PR_ATTACH_KIND MB_PTAG(0x6803, MB_PT_I32) /* core/content.h kind */
+
+#define MB_OBJECT_USER 6	       /* PR_OBJECT_TYPE of a mail user (MAPI_MAILUSER) */
+#define MB_OBJECT_LIST 8	       /* of a distribution list (MAPI_DISTLIST) */
+#define MB_PROTO_MAX_STREAM (1u << 20) /* bytes per ReadStream */
 
 #define MB_MSGFLAG_READ 0x1
 
@@ -179,64 +199,163 @@ struct mb_bytes {
 struct mb_prop {
 	uint32_t tag;
 	union {
-		int64_t i;              /* I32, BOOL, I64, TIME, ERROR */
-		struct mb_bytes b;      /* STRING, BINARY */
+		int64_t i;	   /* I32, BOOL, I64, TIME, ERROR */
+		struct mb_bytes b; /* STRING, BINARY */
 		struct {
 			uint16_t n;
 			struct mb_bytes *v;
-		} mv;                   /* MV_STRING */
+		} mv; /* MV_STRING */
 	} v;
 };
 
 /* ---- request operations ---------------------------------------------- */
 
-#define MB_LOGON_F_LZ4 0x1       /* client accepts/sends LZ4 payloads */
-#define MB_LOGON_F_NOTIFY 0x2    /* push new-mail notifications */
-#define MB_QR_F_RESTART 0x1      /* QueryRows from the first row */
-#define MB_MC_F_COPY 0x1         /* MoveCopy: copy (else move) */
-#define MB_SD_F_BODY 0x1         /* SyncDownload: include bodies */
+#define MB_LOGON_F_LZ4 0x1    /* client accepts/sends LZ4 payloads */
+#define MB_LOGON_F_NOTIFY 0x2 /* push new-mail notifications */
+#define MB_QR_F_RESTART 0x1   /* QueryRows from the first row */
+#define MB_MC_F_COPY 0x1      /* MoveCopy: copy (else move) */
+#define MB_SD_F_BODY 0x1      /* SyncDownload: include bodies */
 #define MB_NONCE_LEN 32
 #define MB_SALT_LEN 16
-#define MB_PROOF_LEN 32          /* HMAC-SHA-256 */
-#define MB_KEY_LEN 32            /* PBKDF2-HMAC-SHA-256 derived key */
+#define MB_PROOF_LEN 32 /* HMAC-SHA-256 */
+#define MB_KEY_LEN 32	/* PBKDF2-HMAC-SHA-256 derived key */
 
 enum mb_sync_kind { MB_SYNC_CREATE = 1, MB_SYNC_DELETE = 2, MB_SYNC_SET_FLAGS = 3 };
 
 struct mb_sync_change {
-	uint8_t kind;           /* enum mb_sync_kind */
-	uint64_t mid;           /* DELETE, SET_FLAGS */
-	uint32_t flags;         /* SET_FLAGS: new PR_MESSAGE_FLAGS */
-	uint16_t nprops;        /* CREATE */
+	uint8_t kind;	 /* enum mb_sync_kind */
+	uint64_t mid;	 /* DELETE, SET_FLAGS */
+	uint32_t flags;	 /* SET_FLAGS: new PR_MESSAGE_FLAGS */
+	uint16_t nprops; /* CREATE */
 	struct mb_prop *props;
 };
 
 struct mb_op {
-	uint8_t code;           /* enum mb_op_code */
+	uint8_t code; /* enum mb_op_code */
 	union {
-		struct { struct mb_bytes user; uint32_t flags; } challenge;
+		struct {
+			struct mb_bytes user;
+			uint32_t flags;
+		} challenge;
 		/* mailbox: the mailbox to open (empty = the user's own) */
-		struct { struct mb_bytes user; struct mb_bytes mailbox; uint8_t proof[MB_PROOF_LEN]; uint32_t flags; } logon;
-		struct { uint32_t handle; } release;
-		struct { uint64_t fid; } open_folder;
+		struct {
+			struct mb_bytes user;
+			struct mb_bytes mailbox;
+			uint8_t proof[MB_PROOF_LEN];
+			uint32_t flags;
+		} logon;
+		struct {
+			uint32_t handle;
+		} release;
+		struct {
+			uint64_t fid;
+		} open_folder;
 		/* GET_HIERARCHY_TABLE (children of fid) and GET_CONTENTS_TABLE */
-		struct { uint64_t fid; uint32_t handle; } get_table;
-		struct { uint32_t handle; uint16_t n; uint32_t *tags; } set_columns;
-		struct { uint32_t handle; uint32_t flags; uint32_t max_rows; } query_rows;
-		struct { uint64_t fid; uint64_t mid; uint32_t handle; } open_message;
+		struct {
+			uint64_t fid;
+			uint32_t handle;
+		} get_table;
+		struct {
+			uint32_t handle;
+			uint16_t n;
+			uint32_t *tags;
+		} set_columns;
+		struct {
+			uint32_t handle;
+			uint32_t flags;
+			uint32_t max_rows;
+		} query_rows;
+		struct {
+			uint64_t fid;
+			uint64_t mid;
+			uint32_t handle;
+		} open_message;
 		/* GET_PROPS: tags of an opened or created message */
-		struct { uint32_t handle; uint16_t n; uint32_t *tags; } get_props;
-		struct { uint64_t fid; uint32_t handle; } create_message;
-		struct { uint32_t handle; uint16_t n; struct mb_prop *props; } set_props;
+		struct {
+			uint32_t handle;
+			uint16_t n;
+			uint32_t *tags;
+		} get_props;
+		struct {
+			uint64_t fid;
+			uint32_t handle;
+		} create_message;
+		struct {
+			uint32_t handle;
+			uint16_t n;
+			struct mb_prop *props;
+		} set_props;
 		/* SAVE_CHANGES and SUBMIT */
-		struct { uint32_t handle; } save;
-		struct { uint64_t fid; uint32_t n; uint64_t *mids; } del;
-		struct { uint64_t src_fid; uint64_t dst_fid; uint32_t flags; uint32_t n; uint64_t *mids; } move_copy;
-		struct { int64_t start; int64_t end; uint32_t max_rows; } calendar;
-		struct { struct mb_bytes user; int64_t start; int64_t end; } freebusy;
-		struct { uint16_t n; struct mb_prop *props; } create_contact;
-		struct { uint32_t start; uint32_t max_rows; } list_contacts;
-		struct { uint64_t fid; uint64_t since_cn; uint32_t flags; uint32_t max; } sync_down;
-		struct { uint64_t fid; uint32_t n; struct mb_sync_change *changes; } sync_up;
+		struct {
+			uint32_t handle;
+		} save;
+		struct {
+			uint64_t fid;
+			uint32_t n;
+			uint64_t *mids;
+		} del;
+		struct {
+			uint64_t src_fid;
+			uint64_t dst_fid;
+			uint32_t flags;
+			uint32_t n;
+			uint64_t *mids;
+		} move_copy;
+		struct {
+			int64_t start;
+			int64_t end;
+			uint32_t max_rows;
+		} calendar;
+		struct {
+			struct mb_bytes user;
+			int64_t start;
+			int64_t end;
+		} freebusy;
+		struct {
+			uint16_t n;
+			struct mb_prop *props;
+		} create_contact;
+		struct {
+			uint32_t start;
+			uint32_t max_rows;
+		} list_contacts;
+		struct {
+			uint64_t fid;
+			uint64_t since_cn;
+			uint32_t flags;
+			uint32_t max;
+		} sync_down;
+		/* CREATE_ATTACH, GET_ATTACH_TABLE (num unused), OPEN_ATTACH:
+		 * msg is the handle of an open or new message */
+		struct {
+			uint32_t msg;
+			uint32_t num;
+			uint32_t handle;
+		} attach;
+		/* OPEN_STREAM: tag of an open message (PR_BODY) or attachment
+		 * (PR_ATTACH_DATA_BIN) */
+		struct {
+			uint32_t obj;
+			uint32_t tag;
+			uint32_t handle;
+		} open_stream;
+		struct {
+			uint32_t handle;
+			uint32_t max;
+		} read_stream;
+		/* REGISTER_NOTIFY uses get_table (fid, handle); SAVE_ATTACH save */
+		struct {
+			uint16_t n;
+			struct mb_bytes *names;
+		} resolve;
+		struct {
+			uint32_t handle;
+		} ab_table;
+		struct {
+			uint64_t fid;
+			uint32_t n;
+			struct mb_sync_change *changes;
+		} sync_up;
 	} u;
 };
 
@@ -249,50 +368,115 @@ struct mb_request {
 /* ---- reply operations ------------------------------------------------ */
 
 struct mb_delivery {
-	uint32_t mailbox;       /* recipient mailbox id */
-	uint64_t mid;           /* the copy in the recipient's Inbox */
+	uint32_t mailbox; /* recipient mailbox id */
+	uint64_t mid;	  /* the copy in the recipient's Inbox */
 };
 
 struct mb_busy_block {
 	int64_t start;
 	int64_t end;
-	uint32_t status;        /* PR_BUSY_STATUS */
+	uint32_t status; /* PR_BUSY_STATUS */
+};
+
+/* One name of a ResolveNames reply. */
+struct mb_resolved {
+	int32_t status;	      /* 0 or MB_ENOTFOUND */
+	uint8_t type;	      /* MB_OBJECT_USER or MB_OBJECT_LIST */
+	struct mb_bytes name; /* the account / list name */
+	struct mb_bytes display;
 };
 
 struct mb_sync_item {
 	uint64_t mid;
 	uint64_t cn;
-	uint8_t deleted;        /* 1: tombstone, no properties */
+	uint8_t deleted; /* 1: tombstone, no properties */
 	uint16_t nprops;
 	struct mb_prop *props;
 };
 
 struct mb_op_reply {
-	uint8_t code;           /* the request op's code */
-	int32_t status;         /* 0 or MB_E*; on error the body is empty */
+	uint8_t code;	/* the request op's code */
+	int32_t status; /* 0 or MB_E*; on error the body is empty */
 	union {
-		struct { uint8_t nonce[MB_NONCE_LEN]; uint8_t salt[MB_SALT_LEN]; uint32_t iterations; } challenge;
-		struct { uint32_t mailbox; uint32_t flags; uint32_t compress_min; } logon;
 		struct {
-			uint64_t fid; uint64_t parent; struct mb_bytes name;
-			uint32_t count; uint32_t unread; uint32_t subfolders; uint64_t cn;
+			uint8_t nonce[MB_NONCE_LEN];
+			uint8_t salt[MB_SALT_LEN];
+			uint32_t iterations;
+		} challenge;
+		struct {
+			uint32_t mailbox;
+			uint32_t flags;
+			uint32_t compress_min;
+		} logon;
+		struct {
+			uint64_t fid;
+			uint64_t parent;
+			struct mb_bytes name;
+			uint32_t count;
+			uint32_t unread;
+			uint32_t subfolders;
+			uint64_t cn;
 		} folder;
-		/* GET_*_TABLE */
-		struct { uint32_t rows; } table;
+		/* GET_*_TABLE, GET_ATTACH_TABLE, GET_AB_TABLE: rows;
+		 * CREATE_ATTACH: the new attachment's number; OPEN_STREAM: size */
+		struct {
+			uint32_t rows;
+		} table;
+		/* READ_STREAM: the bytes read (empty at the end) */
+		struct {
+			struct mb_bytes data;
+		} stream;
+		struct {
+			uint16_t n;
+			struct mb_resolved *v;
+		} resolve;
 		/* QUERY_ROWS, CALENDAR_RANGE, LIST_CONTACTS: nrows x ncols values */
-		struct { uint16_t ncols; uint32_t nrows; uint8_t more; struct mb_prop *vals; } rows;
+		struct {
+			uint16_t ncols;
+			uint32_t nrows;
+			uint8_t more;
+			struct mb_prop *vals;
+		} rows;
 		/* OPEN_MESSAGE (summary), GET_PROPS */
-		struct { uint16_t n; struct mb_prop *props; } props;
+		struct {
+			uint16_t n;
+			struct mb_prop *props;
+		} props;
 		/* SAVE_CHANGES, CREATE_CONTACT */
-		struct { uint64_t mid; uint64_t cn; } saved;
-		struct { uint64_t mid; uint32_t databases; uint32_t n; struct mb_delivery *dl; } submit;
+		struct {
+			uint64_t mid;
+			uint64_t cn;
+		} saved;
+		struct {
+			uint64_t mid;
+			uint32_t databases;
+			uint32_t n;
+			struct mb_delivery *dl;
+		} submit;
 		/* DELETE_MESSAGES */
-		struct { uint32_t n; } count;
+		struct {
+			uint32_t n;
+		} count;
 		/* MOVE_COPY: the ids in the destination, in request order */
-		struct { uint32_t n; uint64_t *mids; } moved;
-		struct { uint32_t n; struct mb_busy_block *blocks; } freebusy;
-		struct { uint64_t watermark; uint8_t more; uint32_t n; struct mb_sync_item *items; } sync_down;
-		struct { uint64_t cn; uint32_t n; uint64_t *mids; } sync_up;
+		struct {
+			uint32_t n;
+			uint64_t *mids;
+		} moved;
+		struct {
+			uint32_t n;
+			struct mb_busy_block *blocks;
+		} freebusy;
+		struct {
+			uint64_t watermark;
+			uint8_t more;
+			uint32_t n;
+			struct mb_sync_item *items;
+		} sync_down;
+		struct {
+			uint64_t cn;
+			uint32_t n;
+			uint64_t *mids;
+		} sync_up;
 	} u;
 };
 
@@ -311,7 +495,7 @@ struct mb_event {
 	uint64_t fid;
 	uint64_t mid;
 	uint64_t cn;
-	uint32_t size;          /* PR_MESSAGE_SIZE */
+	uint32_t size; /* PR_MESSAGE_SIZE */
 };
 
 struct mb_notify {
@@ -322,7 +506,7 @@ struct mb_notify {
 /* ---- error frames -------------------------------------------------------- */
 
 struct mb_frame_error {
-	int32_t code;           /* MB_E* */
+	int32_t code; /* MB_E* */
 	struct mb_bytes message;
 };
 
@@ -359,9 +543,9 @@ size_t mb_arena_used(const struct mb_arena *a);
 /* ---- compression settings ---------------------------------------------- */
 
 struct mb_codec_opts {
-	bool lz4;               /* compress payloads of at least min_bytes */
+	bool lz4; /* compress payloads of at least min_bytes */
 	uint32_t min_bytes;
-	uint32_t max_frame;     /* payload limit; 0 means MB_PROTO_MAX_FRAME */
+	uint32_t max_frame; /* payload limit; 0 means MB_PROTO_MAX_FRAME */
 };
 
 /* ---- frames ------------------------------------------------------------- */
@@ -371,17 +555,16 @@ struct mb_codec_opts {
  * when the header is complete, else MB_FRAME_HDR).  MB_EPROTO: bad magic,
  * version, kind, flags or raw_len.  MB_ETOOBIG: len or raw_len above
  * max_frame (0 = MB_PROTO_MAX_FRAME). */
-int mb_frame_check(const void *buf, size_t avail, uint32_t max_frame,
-		   struct mb_frame_hdr *hdr, size_t *total);
+int mb_frame_check(const void *buf, size_t avail, uint32_t max_frame, struct mb_frame_hdr *hdr,
+		   size_t *total);
 /* The payload of a checked frame (frame points at the header).  When
  * compressed it is decompressed into scratch (reset first) and must be
  * exactly hdr->raw_len bytes; otherwise *payload points into frame. */
-int mb_frame_payload(const struct mb_frame_hdr *hdr, const void *frame,
-		     struct mb_buf *scratch, const uint8_t **payload, size_t *len);
+int mb_frame_payload(const struct mb_frame_hdr *hdr, const void *frame, struct mb_buf *scratch,
+		     const uint8_t **payload, size_t *len);
 /* Append a frame with this payload, compressed when opts say so and it
  * helps.  *wire_len (optional) receives the frame's bytes on the wire. */
-int mb_frame_append(struct mb_buf *out, uint8_t kind, uint32_t seq,
-		    const void *payload, size_t len,
+int mb_frame_append(struct mb_buf *out, uint8_t kind, uint32_t seq, const void *payload, size_t len,
 		    const struct mb_codec_opts *opts, size_t *wire_len);
 
 /* ---- payload codecs ---------------------------------------------------- */
@@ -389,8 +572,6 @@ int mb_frame_append(struct mb_buf *out, uint8_t kind, uint32_t seq,
 /* Encode the payload of a request/reply/notify/error into out (appended). */
 int mb_request_encode_payload(struct mb_buf *out, const struct mb_request *r);
 int mb_reply_encode_payload(struct mb_buf *out, const struct mb_reply *r);
-int mb_notify_encode_payload(struct mb_buf *out, const struct mb_notify *n);
-int mb_error_encode_payload(struct mb_buf *out, const struct mb_frame_error *e);
 
 /* Encode a whole frame (header + payload, compressed per opts) into out,
  * using tmp as scratch; opts may be NULL (no compression). */
@@ -415,8 +596,8 @@ int mb_error_decode(const uint8_t *p, size_t len, struct mb_frame_error *out);
 /* Properties on their own (also the store's on-disk property blob):
  * u16 count, then count x (u32 tag, value). */
 int mb_props_encode(struct mb_buf *out, const struct mb_prop *props, uint16_t n);
-int mb_props_decode(const uint8_t *p, size_t len, struct mb_arena *a,
-		    struct mb_prop **props, uint16_t *n);
+int mb_props_decode(const uint8_t *p, size_t len, struct mb_arena *a, struct mb_prop **props,
+		    uint16_t *n);
 /* Find a property by tag in an array; NULL when absent. */
 const struct mb_prop *mb_props_find(const struct mb_prop *props, uint16_t n, uint32_t tag);
 /* Bytes one property takes on the wire. */

@@ -7,6 +7,7 @@
 
 #include "config.h"
 #include "core/error.h"
+#include "report/norm.h"
 
 void mb_compare_engine_str(const struct mb_scenario *sc, char *buf, size_t len)
 {
@@ -54,9 +55,10 @@ void mb_compare_run_desc(const struct mb_compare_input *in, char *buf, size_t le
 	if (in->users > 0)
 		snprintf(who, sizeof(who), "; %d users, scale %g, accel x%g", in->users, in->scale,
 			 in->accel);
-	snprintf(buf, len, "%s; %s; %s; SMT %s%s", in->platform ? in->platform : "n/a",
+	snprintf(buf, len, "%s; %s; %s; SMT %s%s%s%s", in->platform ? in->platform : "n/a",
 		 in->engine ? in->engine : "n/a", in->client_mode ? in->client_mode : "n/a",
-		 smt_str(in->smt), who);
+		 smt_str(in->smt), who, in->load && in->load[0] ? "; " : "",
+		 in->load ? in->load : "");
 }
 
 /* A run's header cell in the published cells' terms (the legend has the
@@ -123,6 +125,12 @@ int mb_compare_build(const struct mb_compare_input *in, struct mb_table **out)
 		    "pinned: saved run %s (%s): %s; %s; %s; SMT %s; %d users, scale %g, accel x%g",
 		    p->id, label, p->platform, p->engine, p->client_mode, smt_str(p->smt), p->users,
 		    p->scale, p->accel);
+		if (p->load.ranks > 0) { /* a run on several load machines names them */
+			char ld[320];
+			mb_load_ranks_desc(&p->load, ld, sizeof(ld));
+			size_t u = strlen(lg);
+			snprintf(lg + u, sizeof(lg) - u, "; load: %s", ld);
+		}
 		mb_table_set_heading(t, c_pin, "pinned", lg);
 		mb_table_set_priority(t, c_pin, 65);
 	}
@@ -140,11 +148,34 @@ int mb_compare_build(const struct mb_compare_input *in, struct mb_table **out)
 		mb_table_set_heading(t, c_avg, "run avg", lg);
 		mb_table_set_priority(t, c_avg, 90);
 	}
+	enum mb_norm_mode nm = mb_norm_mode_of(in->users, in->accel);
+	double ue = in->users * in->accel, pub_users = 0;
 	if (c_diff >= 0) {
-		snprintf(sh, sizeof(sh), "vs (%s)", sc->columns[in->diff_col].id);
-		snprintf(lg, sizeof(lg),
-			 "vs (%s): this run (average, else live) against published (%s), in %%",
-			 sc->columns[in->diff_col].id, sc->columns[in->diff_col].id);
+		const struct mb_published_column *pc = &sc->columns[in->diff_col];
+		pub_users = mb_norm_published_users(sc, pc);
+		snprintf(sh, sizeof(sh), "vs (%s)", pc->id);
+		int n;
+		if (nm == MB_NORM_MODE_PER_UE)
+			n = snprintf(lg, sizeof(lg),
+				     "vs (%s): this run (average, else live) / published (%s), "
+				     "rates per 1,000 user-equivalents (%g users x accel %g = "
+				     "%g UE) against per 1,000 published users (%g); latency as "
+				     "measured; the cache by its cache-to-data ratio",
+				     pc->id, pc->id, (double)in->users, in->accel, ue, pub_users);
+		else
+			n = snprintf(lg, sizeof(lg),
+				     "vs (%s): this run (average, else live) / published (%s), "
+				     "raw: users and accel unknown",
+				     pc->id, pc->id);
+		size_t o = n < 0 ? 0 : (size_t)n < sizeof(lg) ? (size_t)n : sizeof(lg) - 1;
+		for (int id = 0; nm == MB_NORM_MODE_PER_UE && id < MB_PUBLISHED_COUNT; id++) {
+			const struct mb_norm_rule *r = mb_norm_rule((enum mb_counter_id)id);
+			if (r->kind != MB_NORM_NOT_COMPARABLE || o >= sizeof(lg) - 1)
+				continue;
+			n = snprintf(lg + o, sizeof(lg) - o, "; n/c %s: %s", mb_counters[id].label,
+				     r->reason);
+			o = n < 0 ? o : o + (size_t)n < sizeof(lg) ? o + (size_t)n : sizeof(lg) - 1;
+		}
 		mb_table_set_heading(t, c_diff, sh, lg);
 		mb_table_set_priority(t, c_diff, 80);
 	}
@@ -191,11 +222,35 @@ int mb_compare_build(const struct mb_compare_input *in, struct mb_table **out)
 			mb_table_set_cell(t, r, c_avg,
 					  c_live >= 0 ? (h == 0 ? "as live" : "") : cell);
 	}
+	if (c_diff >= 0) {
+		/* which normalisation the vs column is in */
+		int r;
+		if ((rc = mb_table_add_row(t, "compared", MB_ROW_HEADER, &r)))
+			goto fail;
+		mb_table_set_cell(t, r, c_diff, nm == MB_NORM_MODE_PER_UE ? "per 1k UE" : "raw");
+		int c_run = c_avg >= 0 ? c_avg : c_live;
+		if (nm == MB_NORM_MODE_PER_UE && c_run >= 0) {
+			char num[32];
+			mb_format_number(ue, 0, num, sizeof(num));
+			snprintf(buf, sizeof(buf), "%s UE", num);
+			mb_table_set_cell(t, r, c_run, buf);
+		}
+	}
 	if ((rc = mb_table_add_row(t, "", MB_ROW_SEPARATOR, NULL)))
 		goto fail;
+	/* the run's figures the vs column compares: average, else live */
+	double mine_v[MB_COUNTER_COUNT];
+	bool mine_has[MB_COUNTER_COUNT];
+	for (int id = 0; id < MB_COUNTER_COUNT; id++) {
+		bool lh = in->live && in->live_has[id];
+		bool ah = in->avg && in->avg_has[id];
+		mine_has[id] = ah || lh;
+		mine_v[id] = ah ? in->avg[id] : lh ? in->live[id] : 0;
+	}
 	for (int id = 0; id < MB_PUBLISHED_COUNT; id++) {
 		int r;
-		if ((rc = mb_table_add_row(t, mb_counters[id].label, MB_ROW_NORMAL, &r)))
+		if ((rc = mb_table_add_row(t, mb_compare_label(id, in->protocol), MB_ROW_NORMAL,
+					   &r)))
 			goto fail;
 		mb_table_set_tag(t, r, id);
 		for (int c = 0; c < npub; c++) {
@@ -223,15 +278,10 @@ int mb_compare_build(const struct mb_compare_input *in, struct mb_table **out)
 		}
 		if (c_diff >= 0) {
 			const struct mb_published_column *pc = &sc->columns[in->diff_col];
-			double mine = ah ? in->avg[id] : lh ? in->live[id] : NAN;
-			if (!pc->has[id] || isnan(mine))
-				snprintf(buf, sizeof(buf), "n/a");
-			else if (pc->value[id] != 0)
-				snprintf(buf, sizeof(buf), "%+.0f%%",
-					 (mine - pc->value[id]) / fabs(pc->value[id]) * 100.0);
-			else
-				snprintf(buf, sizeof(buf), "%+.*f", mb_counters[id].decimals,
-					 mine - pc->value[id]);
+			struct mb_norm_cmp cmp;
+			mb_norm_compare_run((enum mb_counter_id)id, nm, mine_v, mine_has, ue, sc,
+					    pc, &cmp);
+			mb_norm_cell(&cmp, buf, sizeof(buf));
 			mb_table_set_cell(t, r, c_diff, buf);
 		}
 		mb_threshold_text(&in->th->counter[id], (enum mb_counter_id)id, buf, sizeof(buf));
@@ -249,4 +299,16 @@ int mb_compare_build(const struct mb_compare_input *in, struct mb_table **out)
 fail:
 	mb_table_destroy(t);
 	return rc;
+}
+
+const char *mb_compare_label(enum mb_counter_id id, bool protocol)
+{
+	if (protocol && id == MB_C_RPC_OPS)
+		return "protocol commands/s";
+	return mb_counters[id].label;
+}
+
+bool mb_compare_protocol_target(const char *target)
+{
+	return target && (!strncmp(target, "imap", 4) || !strncmp(target, "lab:", 4));
 }

@@ -7,11 +7,11 @@
  * live value (10 s window, optional), run average (after warm-up), the
  * difference to a chosen published column, and the threshold.  Rows carry
  * the verdict of their threshold against live (or, when live is not
- * measured, e.g. after the run stopped, the average).  Long headings (mb_table_heading(t, c, true)) are the legend:
- * a published column's full heading, this run's full platform, engine,
- * client mode, SMT, users, scale and accel.  Beside a live column the
- * run-average column's header cells read "as live" (same run).  Invariant: every run figure comes from the input arrays; an
- * unmeasured one reads "n/a".
+ * measured, e.g. after the run stopped, the average).  Long headings (mb_table_heading(t, c, true))
+ * are the legend: a published column's full heading, this run's full platform, engine, client mode,
+ * SMT, users, scale and accel.  Beside a live column the run-average column's header cells read "as
+ * live" (same run).  Invariant: every run figure comes from the input arrays; an unmeasured one
+ * reads "n/a".
  */
 #ifndef MB_REPORT_COMPARE_H
 #define MB_REPORT_COMPARE_H
@@ -30,10 +30,18 @@ struct mb_compare_input {
 	const bool *avg_has;
 	const struct mb_run_summary *pinned; /* NULL: none */
 	const char *platform, *engine, *client_mode;
-	int smt; /* 1, 0, -1 unknown */
+	int smt;   /* 1, 0, -1 unknown */
 	int users; /* > 0: named in the run's legend with scale and accel */
 	double scale, accel;
+	const char *load; /* non-empty: the load hosts and ranks ("load: 3 ranks on vm") */
+	bool protocol;	  /* an IMAP/SMTP target: "RPC operations/s" are protocol commands/s */
 };
+
+/* A counter's row label: RPC operations are protocol commands against a
+ * real mail server (protocol true). */
+const char *mb_compare_label(enum mb_counter_id id, bool protocol);
+/* Does this target string name a real mail server (imap..., lab:...)? */
+bool mb_compare_protocol_target(const char *target);
 
 /* Build the table (rows tagged with their counter id, -1 for header rows). */
 int mb_compare_build(const struct mb_compare_input *in, struct mb_table **out);

@@ -2,10 +2,12 @@
  * formatting (see report.h).  Invariants: unmeasured figures are JSON null
  * and read back as not measured; files are replaced atomically. */
 #include "report/report.h"
+#include "core/sampler.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -71,36 +73,168 @@ void mb_latency_from_hist(const struct mb_hist *h, struct mb_latency *out)
 	out->max_ms = (double)mb_hist_max_ns(h) / 1e6;
 }
 
+static json_t *num_or_null(bool has, double v)
+{
+	return has && isfinite(v) ? json_real(v) : json_null();
+}
+
+static void add_reason(struct mb_run_summary *s, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void add_reason(struct mb_run_summary *s, const char *fmt, ...)
+{
+	size_t n = strlen(s->reason);
+	if (n + 4 >= sizeof(s->reason))
+		return;
+	if (n)
+		n += (size_t)snprintf(s->reason + n, sizeof(s->reason) - n, "; ");
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(s->reason + n, sizeof(s->reason) - n, fmt, ap);
+	va_end(ap);
+}
+
 void mb_summary_evaluate(struct mb_run_summary *s)
 {
 	s->overall = MB_VERDICT_NONE;
+	s->reason[0] = '\0';
+	/* failed actions, % of done, over the whole run */
+	double done = 0, failed = 0;
+	bool counts = false;
+	for (int i = 0; i < MB_ACTION_COUNT; i++)
+		if (s->actions[i].has_counts) {
+			counts = true;
+			done += s->actions[i].done;
+			failed += s->actions[i].failed;
+		}
+	/* actions that failed while an injected fault was open are the fault's
+	 * figures (failed_during), not the run's */
+	for (int i = 0; i < s->health.nfaults && i < MB_RUN_MAX_FAULTS; i++)
+		failed -= s->health.faults[i].failed_during;
+	if (failed < 0)
+		failed = 0;
+	s->has[MB_C_ACTIONS_FAILED_PCT] = counts && (done > 0 || failed > 0);
+	s->avg[MB_C_ACTIONS_FAILED_PCT] = done > 0 ? 100.0 * failed / done : 100.0;
+	if (s->failed)
+		add_reason(s, "the run failed: %.300s", s->failure);
+	if (s->health.sg_error_groups > 0)
+		add_reason(s, "storage group error: %s", s->health.sg_errors);
+	if (s->health.ack_checked && s->health.acks_lost > 0)
+		add_reason(s, "%.0f acknowledged writes lost", s->health.acks_lost);
+	bool unrecovered = false;
+	for (int i = 0; i < s->health.nfaults && i < MB_RUN_MAX_FAULTS; i++)
+		if (!s->health.faults[i].has_recovery) {
+			unrecovered = true;
+			add_reason(s, "fault %s: no successful action after it",
+				   s->health.faults[i].spec);
+		}
 	for (int i = 0; i < MB_COUNTER_COUNT; i++) {
 		s->verdict[i] = mb_threshold_eval(&s->thresholds.counter[i], s->has[i], s->avg[i]);
-		if (s->verdict[i] == MB_VERDICT_FAIL)
+		if (s->verdict[i] == MB_VERDICT_FAIL) {
+			char v[32], th[48];
 			s->overall = MB_VERDICT_FAIL;
-		else if (s->verdict[i] == MB_VERDICT_PASS && s->overall == MB_VERDICT_NONE)
+			mb_format_value((enum mb_counter_id)i, true, s->avg[i], v, sizeof(v));
+			mb_threshold_text(&s->thresholds.counter[i], (enum mb_counter_id)i, th,
+					  sizeof(th));
+			if (i == MB_C_ACTIONS_FAILED_PCT)
+				add_reason(
+				    s, "%.0f of %.0f actions failed (%s%% of done; threshold %s)",
+				    failed, done + failed, v, th);
+			else
+				add_reason(s, "%s %s (threshold %s)", mb_counters[i].label, v, th);
+		} else if (s->verdict[i] == MB_VERDICT_PASS && s->overall == MB_VERDICT_NONE) {
 			s->overall = MB_VERDICT_PASS;
+		}
 	}
+	if (s->health.sg_error_groups > 0 || (s->health.ack_checked && s->health.acks_lost > 0) ||
+	    unrecovered)
+		s->overall = MB_VERDICT_FAIL;
 	s->storage_verdict = MB_VERDICT_NONE;
 	if (s->storage_test) {
 		s->storage_verdict = mb_storage_verdict(
 		    &s->thresholds, s->has[MB_C_STRESS_READ_MS], s->avg[MB_C_STRESS_READ_MS],
 		    s->has[MB_C_STRESS_LOG_MS], s->avg[MB_C_STRESS_LOG_MS]);
-		if (s->storage_verdict == MB_VERDICT_FAIL)
+		if (s->storage_verdict == MB_VERDICT_FAIL) {
+			/* the reason is the failing counter's, above */
 			s->overall = MB_VERDICT_FAIL;
-		else if (s->storage_verdict == MB_VERDICT_PASS && s->overall == MB_VERDICT_NONE)
+		} else if (s->storage_verdict == MB_VERDICT_PASS && s->overall == MB_VERDICT_NONE) {
 			s->overall = MB_VERDICT_PASS;
+		}
 	}
 	if (s->failed)
 		s->overall = MB_VERDICT_FAIL;
 }
 
-/* ---- JSON ---- */
-
-static json_t *num_or_null(bool has, double v)
+static json_t *health_json(const struct mb_run_health *h)
 {
-	return has && isfinite(v) ? json_real(v) : json_null();
+	json_t *faults = json_array();
+	for (int i = 0; i < h->nfaults && i < MB_RUN_MAX_FAULTS; i++) {
+		const struct mb_fault_figures *f = &h->faults[i];
+		json_array_append_new(
+		    faults, json_pack("{s:s,s:f,s:f,s:o,s:f,s:s}", "spec", f->spec, "at_s", f->at_s,
+				      "end_s", f->end_s, "recovery_s",
+				      num_or_null(f->has_recovery, f->recovery_s), "failed_during",
+				      f->failed_during, "note", f->note));
+	}
+	json_t *o = json_pack("{s:i,s:s,s:o,s:{s:b,s:o,s:o,s:s}}", "storage_group_errors",
+			      h->sg_error_groups, "storage_group_error_text", h->sg_errors,
+			      "faults", faults, "ack_check", "ran", h->ack_checked, "checked",
+			      num_or_null(h->ack_checked, h->acks_checked), "lost",
+			      num_or_null(h->ack_checked, h->acks_lost), "note", h->ack_note);
+	if (o && h->has_conn)
+		json_object_set_new(o, "connections",
+				    json_pack("{s:f,s:f,s:f,s:f,s:i}", "lost", h->conn_lost,
+					      "reconnects", h->reconnects, "connect_failures",
+					      h->connect_failures, "logon_failures",
+					      h->logon_failures, "server_restarts",
+					      h->server_restarts));
+	return o;
 }
+
+static void health_from_json(const json_t *j, struct mb_run_health *h)
+{
+	memset(h, 0, sizeof(*h));
+	if (!json_is_object(j))
+		return;
+	h->sg_error_groups = (int)json_integer_value(json_object_get(j, "storage_group_errors"));
+	const char *t = json_string_value(json_object_get(j, "storage_group_error_text"));
+	snprintf(h->sg_errors, sizeof(h->sg_errors), "%s", t ? t : "");
+	const json_t *fa = json_object_get(j, "faults");
+	size_t i;
+	const json_t *f;
+	json_array_foreach(fa, i, f)
+	{
+		if (h->nfaults >= MB_RUN_MAX_FAULTS)
+			break;
+		struct mb_fault_figures *o = &h->faults[h->nfaults++];
+		const char *spec = json_string_value(json_object_get(f, "spec"));
+		const char *note = json_string_value(json_object_get(f, "note"));
+		snprintf(o->spec, sizeof(o->spec), "%s", spec ? spec : "");
+		snprintf(o->note, sizeof(o->note), "%s", note ? note : "");
+		o->at_s = json_number_value(json_object_get(f, "at_s"));
+		o->end_s = json_number_value(json_object_get(f, "end_s"));
+		const json_t *r = json_object_get(f, "recovery_s");
+		o->has_recovery = json_is_number(r);
+		o->recovery_s = json_number_value(r);
+		o->failed_during = json_number_value(json_object_get(f, "failed_during"));
+	}
+	const json_t *a = json_object_get(j, "ack_check");
+	h->ack_checked = json_is_true(json_object_get(a, "ran"));
+	h->acks_checked = json_number_value(json_object_get(a, "checked"));
+	h->acks_lost = json_number_value(json_object_get(a, "lost"));
+	const char *an = json_string_value(json_object_get(a, "note"));
+	snprintf(h->ack_note, sizeof(h->ack_note), "%s", an ? an : "");
+	const json_t *c = json_object_get(j, "connections");
+	if (json_is_object(c)) {
+		h->has_conn = true;
+		h->conn_lost = json_number_value(json_object_get(c, "lost"));
+		h->reconnects = json_number_value(json_object_get(c, "reconnects"));
+		h->connect_failures = json_number_value(json_object_get(c, "connect_failures"));
+		h->logon_failures = json_number_value(json_object_get(c, "logon_failures"));
+		h->server_restarts = (int)json_integer_value(json_object_get(c, "server_restarts"));
+	}
+}
+
+/* ---- JSON ---- */
 
 static json_t *latency_json(const struct mb_latency *l)
 {
@@ -109,6 +243,61 @@ static json_t *latency_json(const struct mb_latency *l)
 	return json_pack("{s:I,s:f,s:f,s:f,s:f,s:f}", "count", (json_int_t)l->count, "mean_ms",
 			 l->mean_ms, "p50_ms", l->p50_ms, "p95_ms", l->p95_ms, "p99_ms", l->p99_ms,
 			 "max_ms", l->max_ms);
+}
+
+void mb_summary_compare(struct mb_run_summary *s, const struct mb_scenario *sc, int col)
+{
+	struct mb_run_comparison *c = &s->comparison;
+	memset(c, 0, sizeof(*c));
+	if (col < 0 || col >= sc->column_count)
+		return;
+	const struct mb_published_column *pc = &sc->columns[col];
+	c->has = true;
+	snprintf(c->column, sizeof(c->column), "%s", pc->id);
+	c->mode = mb_norm_mode_of(s->users, s->accel);
+	c->user_equivalents = s->users * s->accel;
+	c->published_users = mb_norm_published_users(sc, pc);
+	for (int id = 0; id < MB_PUBLISHED_COUNT; id++)
+		mb_norm_compare_run((enum mb_counter_id)id, c->mode, s->avg, s->has,
+				    c->user_equivalents, sc, pc, &c->row[id]);
+}
+
+static const char *norm_kind_str(enum mb_norm_kind k)
+{
+	switch (k) {
+	case MB_NORM_BASE:
+		return "base";
+	case MB_NORM_PER_UE:
+		return "per_1000_ue";
+	case MB_NORM_AS_IS:
+		return "as_measured";
+	case MB_NORM_CACHE_RATIO:
+		return "cache_to_data_ratio";
+	default:
+		return "not_comparable";
+	}
+}
+
+static json_t *comparison_json(const struct mb_run_comparison *c)
+{
+	if (!c->has)
+		return json_null();
+	json_t *rows = json_object();
+	for (int id = 0; id < MB_PUBLISHED_COUNT; id++) {
+		const struct mb_norm_cmp *r = &c->row[id];
+		bool figs = r->kind == MB_NORM_PER_UE || r->kind == MB_NORM_AS_IS ||
+			    r->kind == MB_NORM_CACHE_RATIO;
+		json_object_set_new(
+		    rows, mb_counters[id].key,
+		    json_pack("{s:s,s:o,s:o,s:o,s:o}", "compared", norm_kind_str(r->kind), "run",
+			      num_or_null(figs && r->has_ratio, r->run), "published",
+			      num_or_null(figs && r->has_ratio, r->published), "ratio",
+			      num_or_null(r->has_ratio, r->ratio), "reason",
+			      r->reason && !figs ? json_string(r->reason) : json_null()));
+	}
+	return json_pack("{s:s,s:s,s:f,s:f,s:o}", "column", c->column, "normalisation",
+			 mb_norm_mode_str(c->mode), "user_equivalents", c->user_equivalents,
+			 "published_users", c->published_users, "rows", rows);
 }
 
 json_t *mb_summary_to_json(const struct mb_run_summary *s)
@@ -123,16 +312,36 @@ json_t *mb_summary_to_json(const struct mb_run_summary *s)
 			    json_pack("{s:s,s:s,s:i,s:s}", "name", s->scenario, "title", s->title,
 				      "number", s->scenario_number, "mode",
 				      s->mode == MB_MODE_CACHED ? "cached" : "online"));
-	json_object_set_new(root, "parameters",
-			    json_pack("{s:i,s:f,s:f,s:b,s:f,s:f,s:f,s:b}", "users", s->users,
-				      "scale", s->scale, "accel", s->accel, "compression",
-				      s->compression, "duration_s", s->duration_s, "warmup_s",
-				      s->warmup_s, "measured_s", s->measured_s, "storage_test",
-				      s->storage_test));
+	json_t *par = json_pack("{s:i,s:f,s:f,s:b,s:f,s:f,s:f,s:b}", "users", s->users, "scale",
+				s->scale, "accel", s->accel, "compression", s->compression,
+				"duration_s", s->duration_s, "warmup_s", s->warmup_s, "measured_s",
+				s->measured_s, "storage_test", s->storage_test);
+	json_object_set_new(par, "cache_mb", num_or_null(s->cache_mb > 0, s->cache_mb));
+	json_object_set_new(par, "seed", s->seed >= 0 ? json_integer(s->seed) : json_null());
+	json_object_set_new(root, "parameters", par);
+	json_object_set_new(root, "data",
+			    !s->data.has
+				? json_null()
+				: json_pack("{s:s,s:f,s:f,s:s,s:i,s:i}", "start",
+					    s->data.reused     ? "reused"
+					    : s->data.restored ? "restored"
+							       : "saved",
+					    "bytes", s->data.bytes, "db_bytes", s->data.db_bytes,
+					    "fingerprint", s->data.fingerprint, "reflinked_files",
+					    s->data.reflinks, "copied_files", s->data.copies));
+	/* the machine that wrote the summary is the one the run measured */
+	char machine[512];
+	if (mb_machine_string(machine, sizeof(machine)))
+		snprintf(machine, sizeof(machine), "n/a");
 	json_object_set_new(root, "header",
-			    json_pack("{s:s,s:s,s:s,s:o}", "platform", s->platform, "engine",
-				      s->engine, "client_mode", s->client_mode, "smt",
-				      s->smt < 0 ? json_null() : json_boolean(s->smt)));
+			    json_pack("{s:s,s:s,s:s,s:s,s:o}", "platform", s->platform, "machine",
+				      machine, "engine", s->engine, "client_mode", s->client_mode,
+				      "smt", s->smt < 0 ? json_null() : json_boolean(s->smt)));
+	json_object_set_new(root, "target",
+			    json_pack("{s:s,s:b,s:o}", "target",
+				      s->target[0] ? s->target : "mbstore", "embedded",
+				      s->embedded || !s->target[0], "unmeasured",
+				      s->unmeasured[0] ? json_string(s->unmeasured) : json_null()));
 	json_t *c = json_object();
 	for (int i = 0; i < MB_COUNTER_COUNT; i++)
 		json_object_set_new(c, mb_counters[i].key, num_or_null(s->has[i], s->avg[i]));
@@ -145,14 +354,19 @@ json_t *mb_summary_to_json(const struct mb_run_summary *s)
 	for (int i = 0; i < MB_ACTION_COUNT; i++) {
 		const struct mb_action_figures *a = &s->actions[i];
 		json_object_set_new(acts, mb_actions[i].key,
-				    json_pack("{s:o,s:o,s:o,s:o,s:o}", "scheduled",
+				    json_pack("{s:o,s:o,s:o,s:o,s:o,s:o}", "scheduled",
 					      num_or_null(a->has_counts, a->scheduled), "done",
 					      num_or_null(a->has_counts, a->done), "failed",
-					      num_or_null(a->has_counts, a->failed), "per_user_day",
+					      num_or_null(a->has_counts, a->failed), "cut",
+					      num_or_null(a->has_counts, a->cut), "per_user_day",
 					      num_or_null(a->has_per_user_day, a->per_user_day),
 					      "latency", latency_json(&a->latency)));
+		if (a->unsupported)
+			json_object_set_new(json_object_get(acts, mb_actions[i].key), "supported",
+					    json_string("not supported by the target"));
 	}
 	json_object_set_new(root, "actions", acts);
+	json_object_set_new(root, "comparison", comparison_json(&s->comparison));
 	json_object_set_new(
 	    root, "per_user_day",
 	    json_pack("{s:o,s:o}", "messages_sent",
@@ -168,14 +382,26 @@ json_t *mb_summary_to_json(const struct mb_run_summary *s)
 				    json_pack("{s:s,s:f,s:s}", "cmp", mb_cmp_str(t->cmp), "value",
 					      t->value, "verdict", mb_verdict_str(s->verdict[i])));
 	}
-	json_object_set_new(root, "thresholds",
-			    json_pack("{s:o,s:{s:f,s:f,s:s}}", "counters", th, "storage",
-				      "db_read_avg_ms_max", s->thresholds.storage_read_ms_max,
-				      "log_write_avg_ms_max", s->thresholds.storage_log_ms_max,
-				      "verdict", mb_verdict_str(s->storage_verdict)));
+	json_object_set_new(
+	    root, "thresholds",
+	    json_pack("{s:o,s:{s:f,s:f,s:s}}", "counters", th, "storage", "db_read_avg_ms_max",
+		      s->thresholds.counter[MB_C_STRESS_READ_MS].value, "log_write_avg_ms_max",
+		      s->thresholds.counter[MB_C_STRESS_LOG_MS].value, "verdict",
+		      mb_verdict_str(s->storage_verdict)));
 	json_object_set_new(root, "verdict", json_string(mb_verdict_str(s->overall)));
 	json_object_set_new(root, "failed", json_boolean(s->failed));
 	json_object_set_new(root, "failure", s->failed ? json_string(s->failure) : json_null());
+	json_object_set_new(root, "reason", json_string(s->reason));
+	json_object_set_new(root, "health", health_json(&s->health));
+	json_t *load = mb_load_ranks_json(&s->load);
+	if (load) {
+		char desc[400];
+		mb_load_ranks_desc(&s->load, desc, sizeof(desc));
+		json_object_set_new(json_object_get(root, "header"), "load", json_string(desc));
+		json_object_set_new(root, "load", load);
+		json_object_set_new(root, "invalid",
+				    s->invalid ? json_string(s->invalid_why) : json_null());
+	}
 	return root;
 }
 
@@ -254,6 +480,12 @@ int mb_summary_from_json(const json_t *j, struct mb_run_summary *out, char *why,
 	    rd_num(p, "measured_s", NULL, &out->measured_s))
 		WHY("parameters: a field is not a number");
 	out->users = (int)users;
+	bool has_cache = false, has_seed = false;
+	double seed = -1;
+	if (rd_num(p, "cache_mb", &has_cache, &out->cache_mb) ||
+	    rd_num(p, "seed", &has_seed, &seed))
+		WHY("parameters: a field is not a number");
+	out->seed = has_seed ? (long)seed : -1;
 	out->compression = json_is_true(json_object_get(p, "compression"));
 	out->storage_test = json_is_true(json_object_get(p, "storage_test"));
 	const json_t *h = json_object_get(j, "header");
@@ -262,6 +494,11 @@ int mb_summary_from_json(const json_t *j, struct mb_run_summary *out, char *why,
 	rd_str(h, "client_mode", out->client_mode, sizeof(out->client_mode));
 	const json_t *smt = json_object_get(h, "smt");
 	out->smt = json_is_boolean(smt) ? json_is_true(smt) : -1;
+	const json_t *tg =
+	    json_object_get(j, "target"); /* absent before targets: the embedded store */
+	rd_str(tg, "target", out->target, sizeof(out->target));
+	rd_str(tg, "unmeasured", out->unmeasured, sizeof(out->unmeasured));
+	out->embedded = !tg || json_is_true(json_object_get(tg, "embedded"));
 	const json_t *c = json_object_get(j, "counters");
 	if (!json_is_object(c))
 		WHY("counters: missing");
@@ -282,9 +519,11 @@ int mb_summary_from_json(const json_t *j, struct mb_run_summary *out, char *why,
 		if (rd_num(a, "scheduled", &f->has_counts, &f->scheduled) ||
 		    rd_num(a, "done", &f->has_counts, &f->done) ||
 		    rd_num(a, "failed", &f->has_counts, &f->failed) ||
+		    rd_num(a, "cut", NULL, &f->cut) ||
 		    rd_num(a, "per_user_day", &f->has_per_user_day, &f->per_user_day) ||
 		    rd_latency(json_object_get(a, "latency"), &f->latency))
 			WHY("actions: malformed");
+		f->unsupported = json_is_string(json_object_get(a, "supported"));
 	}
 	const json_t *pud = json_object_get(j, "per_user_day");
 	if (rd_num(pud, "messages_sent", &out->has_messages_sent,
@@ -308,11 +547,36 @@ int mb_summary_from_json(const json_t *j, struct mb_run_summary *out, char *why,
 		out->thresholds.counter[id].cmp = cmp;
 	}
 	const json_t *ts = json_object_get(th, "storage");
-	rd_num(ts, "db_read_avg_ms_max", NULL, &out->thresholds.storage_read_ms_max);
-	rd_num(ts, "log_write_avg_ms_max", NULL, &out->thresholds.storage_log_ms_max);
+	/* an older run's storage limits ("< X"), unless its counters have them */
+	static const char *const skeys[] = {"db_read_avg_ms_max", "log_write_avg_ms_max"};
+	static const enum mb_counter_id sids[] = {MB_C_STRESS_READ_MS, MB_C_STRESS_LOG_MS};
+	for (int k = 0; k < 2; k++) {
+		struct mb_threshold *st = &out->thresholds.counter[sids[k]];
+		double v = 0;
+		if (!json_object_get(thc, mb_counters[sids[k]].key) &&
+		    !rd_num(ts, skeys[k], NULL, &v))
+			*st = v > 0 ? (struct mb_threshold){MB_CMP_LT, v}
+				    : (struct mb_threshold){MB_CMP_NONE, 0};
+	}
 	out->failed = json_is_true(json_object_get(j, "failed"));
 	rd_str(j, "failure", out->failure, sizeof(out->failure));
+	health_from_json(json_object_get(j, "health"), &out->health);
+	mb_load_ranks_from_json(json_object_get(j, "load"), &out->load);
+	out->invalid = json_is_string(json_object_get(j, "invalid"));
+	rd_str(j, "invalid", out->invalid_why, sizeof(out->invalid_why));
 	mb_summary_evaluate(out);
+	return 0;
+}
+
+int mb_json_write_file(const json_t *j, const char *path)
+{
+	char tmp[MB_PATH_MAX + 128];
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= sizeof(tmp))
+		return MB_EIO;
+	if (json_dump_file(j, tmp, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) || rename(tmp, path)) {
+		unlink(tmp);
+		return MB_EIO;
+	}
 	return 0;
 }
 
@@ -321,15 +585,9 @@ int mb_summary_write(const struct mb_run_summary *s, const char *path)
 	json_t *j = mb_summary_to_json(s);
 	if (!j)
 		return MB_ENOMEM;
-	char tmp[MB_PATH_MAX + 16];
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	int rc = json_dump_file(j, tmp, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
+	int rc = mb_json_write_file(j, path);
 	json_decref(j);
-	if (rc || rename(tmp, path)) {
-		unlink(tmp);
-		return MB_EIO;
-	}
-	return 0;
+	return rc;
 }
 
 int mb_summary_read(const char *path, struct mb_run_summary *out, char *why, size_t whylen)

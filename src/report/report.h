@@ -20,6 +20,8 @@
 
 #include "core/counters.h"
 #include "core/scenario.h"
+#include "report/loadhosts.h"
+#include "report/norm.h"
 #include "report/series.h"
 #include "report/thresholds.h"
 
@@ -34,9 +36,49 @@ struct mb_latency {
 struct mb_action_figures {
 	bool has_counts;
 	double scheduled, done, failed; /* counts over the whole run */
+	double cut;			/* queued or running at the stop */
 	bool has_per_user_day;
 	double per_user_day;	   /* done / users / simulated days */
 	struct mb_latency latency; /* response time, after warm-up */
+	bool unsupported;	   /* not supported by the target: never run, never failed */
+};
+
+/* The published rows set against one published column (the scenario's
+ * last, as `mailbench run` prints it), normalised (report/norm.h). */
+struct mb_run_comparison {
+	bool has;
+	char column[16]; /* published column id */
+	enum mb_norm_mode mode;
+	double user_equivalents, published_users;
+	struct mb_norm_cmp row[MB_PUBLISHED_COUNT];
+};
+
+/* One injected fault (`run --fault`, the console's fault key) and the
+ * recovery after it; times in seconds since the load started. */
+#define MB_RUN_MAX_FAULTS 16
+struct mb_fault_figures {
+	char spec[64]; /* as given: "kill-store@30s" */
+	double at_s;   /* injected */
+	double end_s;  /* its cause removed (at_s for an instant fault) */
+	bool has_recovery;
+	double recovery_s;    /* end_s .. the first successful action after it */
+	double failed_during; /* actions failed from at_s until the recovery */
+	char note[160];	      /* what was done ("store killed (pid 123), restarted") */
+};
+
+/* What went wrong during the run and how it came back. */
+struct mb_run_health {
+	int sg_error_groups; /* storage groups that were in the ERROR state */
+	char sg_errors[256]; /* "sg1 MB_ENOSPC (no space left on device)" */
+	int nfaults;
+	struct mb_fault_figures faults[MB_RUN_MAX_FAULTS];
+	bool ack_checked; /* the ack-log check ran at the end (runs with a fault) */
+	double acks_checked, acks_lost;
+	char ack_note[256];
+	/* the load engine's connections over the run (JSON health.connections) */
+	bool has_conn;
+	double conn_lost, reconnects, connect_failures, logon_failures;
+	int server_restarts; /* servers the Dovecot lab restarted during the run */
 };
 
 struct mb_run_summary {
@@ -52,11 +94,27 @@ struct mb_run_summary {
 	bool compression;
 	double duration_s, warmup_s, measured_s;
 	bool storage_test;
+	double cache_mb; /* the store's database cache, MiB (0: unknown) */
+	long seed;	 /* the load engine's seed (-1: unknown) */
+	/* the data directory's state at the start (store/pristine.h) */
+	struct {
+		bool has;
+		bool reused;	      /* --reuse: as the last run left it */
+		bool restored, saved; /* restored from / saved as the pristine copy */
+		int reflinks, copies; /* files cloned / copied */
+		double bytes;	      /* bytes of the state the run started from */
+		double db_bytes;      /* of which database files */
+		char fingerprint[17]; /* of that state */
+	} data;
 	/* header rows */
 	char platform[MB_TEXT_MAX];
 	char engine[MB_TEXT_MAX];
 	char client_mode[MB_TEXT_MAX];
 	int smt; /* 1 on, 0 off, -1 unknown */
+	/* the target */
+	char target[MB_TEXT_MAX]; /* driver[:ADDR:PORT] */
+	bool embedded;		  /* mailbench's own store, started by the run */
+	char unmeasured[768];	  /* why some counters are n/a ("" none) */
 	/* the counters table, run averages after warm-up */
 	double avg[MB_COUNTER_COUNT];
 	bool has[MB_COUNTER_COUNT];
@@ -66,6 +124,7 @@ struct mb_run_summary {
 	bool has_score;
 	double score_ms; /* LoadSim-style score */
 	struct mb_action_figures actions[MB_ACTION_COUNT];
+	struct mb_run_comparison comparison; /* written, not read back */
 	bool has_messages_sent, has_messages_received;
 	double messages_sent_per_user_day, messages_received_per_user_day;
 	/* thresholds and verdicts */
@@ -75,19 +134,36 @@ struct mb_run_summary {
 	enum mb_verdict overall;
 	bool failed; /* a child died or could not start */
 	char failure[1024];
+	struct mb_run_health health;
+	char reason[768]; /* why the verdict is fail ("" otherwise): the report's first line */
+	/* the load engine on several machines (load.ranks 0: one process) */
+	struct mb_load_ranks load;
+	bool invalid; /* a load rank was saturated: the figures do not count */
+	char invalid_why[1024];
 };
 
 /* Counter verdicts, the storage test's (when it ran) and the overall
- * verdict from avg/has and thresholds. */
+ * verdict from avg/has and thresholds.  Failed actions are a counter of
+ * their own (actions_failed_pct: failed / done x 100 over the run, from the
+ * action counts), judged by its threshold like any other; a storage group
+ * in the ERROR state or an acknowledged write lost fails the run whatever
+ * the thresholds.  reason names every cause of a fail verdict. */
 void mb_summary_evaluate(struct mb_run_summary *s);
 /* Latency figures of a histogram (empty: has false). */
 void mb_latency_from_hist(const struct mb_hist *h, struct mb_latency *out);
+
+/* Fill s->comparison against published column col of sc from s->avg. */
+void mb_summary_compare(struct mb_run_summary *s, const struct mb_scenario *sc, int col);
 
 /* JSON (new reference) of a summary; NULL on ENOMEM. */
 json_t *mb_summary_to_json(const struct mb_run_summary *s);
 /* Read back what mb_summary_to_json wrote.  MB_EPROTO names the field in
  * why (may be NULL). */
 int mb_summary_from_json(const json_t *j, struct mb_run_summary *out, char *why, size_t whylen);
+/* Write j (not consumed) to path atomically: PATH.tmp, then rename; two
+ * spaces of indent, reals to 10 significant digits.  0 or MB_EIO (then no
+ * PATH.tmp is left). */
+int mb_json_write_file(const json_t *j, const char *path);
 /* Write JSON to path atomically (temporary file, rename). */
 int mb_summary_write(const struct mb_run_summary *s, const char *path);
 int mb_summary_read(const char *path, struct mb_run_summary *out, char *why, size_t whylen);

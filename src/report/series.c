@@ -227,16 +227,6 @@ int mb_histset_merge_json(struct mb_histset *hs, json_t *obj)
 
 size_t mb_histset_count(const struct mb_histset *hs) { return hs->len; }
 
-const char *mb_histset_name(const struct mb_histset *hs, size_t i)
-{
-	return i < hs->len ? hs->e[i].name : NULL;
-}
-
-const struct mb_hist *mb_histset_at(const struct mb_histset *hs, size_t i)
-{
-	return i < hs->len ? hs->e[i].h : NULL;
-}
-
 void mb_histset_merge_prefix(const struct mb_histset *hs, const char *prefix, struct mb_hist *dst)
 {
 	size_t n = strlen(prefix);

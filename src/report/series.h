@@ -57,8 +57,6 @@ struct mb_hist *mb_histset_get(struct mb_histset *hs, const char *name);
 /* The histogram called name, or NULL. */
 const struct mb_hist *mb_histset_find(const struct mb_histset *hs, const char *name);
 size_t mb_histset_count(const struct mb_histset *hs);
-const char *mb_histset_name(const struct mb_histset *hs, size_t i);
-const struct mb_hist *mb_histset_at(const struct mb_histset *hs, size_t i);
 /* Merge every histogram whose name starts with prefix into dst. */
 void mb_histset_merge_prefix(const struct mb_histset *hs, const char *prefix, struct mb_hist *dst);
 unsigned long mb_histset_bad(const struct mb_histset *hs);

@@ -1,19 +1,24 @@
 /* session.h: one operator session: a scenario, its children and its
  * measurements.  Shared by the console and `mailbench run`.
  *
- * Starting the load runs `mailbench init` first when the data directory
- * is not initialised for the choice (progress and ETA from its output),
- * then `mailbench store` (waits for "listening on"), then `mailbench load`
- * against the store's port.  The storage test (`mailbench storage-test`)
- * starts and stops on its own.  A 1 Hz timer samples the machine (CPU,
- * context switches: MB_SRC_HOST counters) and appends one row per second
- * to the series from the children's latest stats lines; each counter comes
- * only from the process the counters table names as its source.
- * Histograms from the load engine are merged exactly, over the whole run
- * and after warm-up.  Stopping the load stops the load engine, then the
- * store; the run's summary is then final (and saved in DATA/runs/).
- * Invariants: a child that exits unasked fails the run with its stderr
- * tail; destroying the session leaves no child behind.
+ * The pipeline depends on the target (the scenario's target.* keys, or
+ * --target).  The embedded target (driver mbstore, no address): starting
+ * the load runs `mailbench init` first when the data directory is not
+ * initialised for the choice (progress and ETA from its output), then
+ * `mailbench store` (waits for "listening on"), then `mailbench load`
+ * against the store's port.  An external target (an address, or a driver
+ * that is not the embedded store): `mailbench load` only, against the
+ * target's accounts: a store started elsewhere (mbstore:ADDR:PORT) with
+ * DATA/topology.json (its keys), any other target with its accounts file
+ * (target.accounts, else DATA/accounts.json); the store's counters are
+ * then n/a, and the summary says why.  The storage test (`mailbench
+ * storage-test`) starts and stops on its own.  A 1 Hz timer samples the machine (CPU, context
+ * switches: MB_SRC_HOST counters) and appends one row per second to the series from the children's
+ * latest stats lines; each counter comes only from the process the counters table names as its
+ * source. Histograms from the load engine are merged exactly, over the whole run and after warm-up.
+ * Stopping the load stops the load engine, then the store; the run's summary is then final (and
+ * saved in DATA/runs/). Invariants: a child that exits unasked fails the run with its stderr tail;
+ * destroying the session leaves no child behind.
  */
 #ifndef MB_REPORT_SESSION_H
 #define MB_REPORT_SESSION_H
@@ -22,6 +27,7 @@
 #include <uv.h>
 
 #include "core/scenario.h"
+#include "report/loadhosts.h"
 #include "report/report.h"
 #include "report/series.h"
 #include "report/thresholds.h"
@@ -43,6 +49,26 @@ struct mb_session_params {
 	double stress_duration_s;  /* 0: until stopped */
 	double stress_size_gb;	   /* 0: the storage settings' database size */
 	bool save_runs;		   /* save summaries in DATA/runs/ */
+	char target[MB_TEXT_MAX];  /* --target: DRIVER, DRIVER:ADDR:PORT or ADDR:PORT; "": the
+				      scenario's */
+	int seed;		   /* load engine seed; < 0: the scenario's run.seed */
+	double cache_mb;	   /* database cache, MiB; 0: the scenario's */
+	bool reuse;		   /* run on DATA as the last run left it */
+	/* the load engine on several machines (Open MPI): "" for one process */
+	char load_hosts[MB_PATH_MAX]; /* an mpirun hostfile */
+	int load_procs;		      /* ranks; 0: one per hostfile slot */
+	char listen[128];	      /* the store's ADDR:PORT; "": 127.0.0.1:0 */
+	char ack_log[MB_PATH_MAX];    /* the load engine's ack log; "": none */
+	/* a real mail server: its submission address (smtp://HOST:PORT or
+	 * HOST:PORT; "": the scenario's), its processes for the server
+	 * counters (PID[,PID...], trees walked each second; or a cgroup) */
+	char submit[MB_TEXT_MAX];
+	/* TLS to a real mail server (core/options.h MB_OPTION_TLS*) */
+	int tls; /* index into mb_tls_modes: 1 starttls */
+	char tls_ca[256];
+	bool tls_insecure;
+	char server_pids[256];
+	char server_cgroup[MB_PATH_MAX];
 };
 
 enum mb_session_state {
@@ -56,6 +82,7 @@ enum mb_session_state {
 };
 
 struct mb_session;
+struct mb_sg_view;
 
 struct mb_session_events {
 	void (*on_change)(void *arg, struct mb_session *s); /* state or figures changed */
@@ -83,10 +110,22 @@ double mb_session_scale(const struct mb_session *s);
 double mb_session_accel(const struct mb_session *s);
 bool mb_session_compression(const struct mb_session *s);
 double mb_session_warmup(const struct mb_session *s);
+/* The store's database cache (MiB): --cache-mb, else the scenario's
+ * run.cache_mb, else the published cache-to-data ratio at this size. */
+double mb_session_cache_mb(const struct mb_session *s);
+long mb_session_seed(const struct mb_session *s);
 
 struct mb_thresholds *mb_session_thresholds(struct mb_session *s);
 /* Save the thresholds to DATA/thresholds.cfg. */
 int mb_session_save_thresholds(struct mb_session *s);
+
+/* The target: driver[:address] as shown; whether it is the embedded
+ * store the session starts; why store counters are n/a ("" when not). */
+const char *mb_session_target(const struct mb_session *s);
+bool mb_session_embedded(const struct mb_session *s);
+const char *mb_session_unmeasured(const struct mb_session *s);
+/* Actions the load engine reported the target cannot run (bit per action). */
+uint32_t mb_session_unsupported(const struct mb_session *s);
 
 /* True when DATA is initialised for this scenario, users and scale. */
 bool mb_session_initialised(const struct mb_session *s);
@@ -97,6 +136,17 @@ int mb_session_stop_load(struct mb_session *s);
  * mailboxes are replaced), then start as mb_session_start_load. */
 int mb_session_reinit_and_start(struct mb_session *s);
 int mb_session_start_stress(struct mb_session *s, int threads);
+/* What the next storage test start runs: the thread count (FIXED),
+ * auto-tune (AUTO: storage.cfg's duration per count), or the
+ * soft-recovery or checksum test types.  Its JSON: DATA/stress-last.json. */
+enum mb_stress_kind {
+	MB_STRESS_FIXED = 0,
+	MB_STRESS_AUTO,
+	MB_STRESS_SOFT_RECOVERY,
+	MB_STRESS_CHECKSUM
+};
+void mb_session_set_stress_kind(struct mb_session *s, enum mb_stress_kind k);
+enum mb_stress_kind mb_session_stress_kind(const struct mb_session *s);
 int mb_session_stop_stress(struct mb_session *s);
 /* Stop everything (quit). */
 void mb_session_stop_all(struct mb_session *s);
@@ -125,6 +175,9 @@ const struct mb_series *mb_session_series(const struct mb_session *s);
 /* Series time at which the load engine started (0 when it did not). */
 double mb_session_load_offset(const struct mb_session *s);
 const struct mb_histset *mb_session_hists(const struct mb_session *s);
+/* Per-window RPC latency percentiles and scores of the run (timeline.h). */
+struct mb_timeline;
+const struct mb_timeline *mb_session_timeline(const struct mb_session *s);
 /* Live values (MB_LIVE_WINDOW_S window) and run averages after warm-up. */
 void mb_session_live(const struct mb_session *s, double *v, bool *has);
 void mb_session_average(const struct mb_session *s, double *v, bool *has);
@@ -136,6 +189,10 @@ const char *mb_session_saved_path(const struct mb_session *s);
  * histograms (has false when not measured). */
 void mb_session_stress_latency(const struct mb_session *s, struct mb_latency *read,
 			       struct mb_latency *logw);
+/* The load engine's ranks (ranks 0: one process, not MPI). */
+const struct mb_load_ranks *mb_session_load_ranks(const struct mb_session *s);
+/* "load: 3 ranks on vm" for the headers of every result ("" alone). */
+const char *mb_session_load_desc(const struct mb_session *s);
 /* Header strings of this machine/run. */
 const char *mb_session_platform(const struct mb_session *s);
 int mb_session_smt(const struct mb_session *s);
@@ -145,5 +202,17 @@ int mb_session_smt(const struct mb_session *s);
 #define MB_HIST_ACTION_PREFIX "action." /* load engine: action response, + action key */
 #define MB_HIST_STRESS_READ "db_read"	/* storage test */
 #define MB_HIST_STRESS_LOG "log_write"
+
+/* Fault injection (report/faults.h): plan one for the next load run (a
+ * spec with @T), or inject one now into the running load.  0, or MB_EINVAL
+ * (err names the part of the spec) / MB_ESTATE. */
+int mb_session_add_fault(struct mb_session *s, const char *spec, char *err, size_t errlen);
+int mb_session_inject_fault(struct mb_session *s, const char *spec, char *err, size_t errlen);
+/* Faults injected in the current (or last) load run. */
+int mb_session_fault_count(const struct mb_session *s);
+/* Storage groups out of service or recovered in place (faults.h). */
+int mb_session_sg_groups(const struct mb_session *s, struct mb_sg_view *out, int max);
+/* The load engine's ack log of the current (or last) load run ("" before). */
+const char *mb_session_ack_log(const struct mb_session *s);
 
 #endif

@@ -65,6 +65,8 @@ struct mb_child {
 	int open_handles;
 	bool out_eof, err_eof, stats_eof;
 	bool exited, reported, released, stop_requested, spawned;
+	bool stats_on_stdout;
+	int stop_signal;
 	pid_t pid;
 	int64_t exit_status;
 	int term_signal;
@@ -118,6 +120,8 @@ int mb_sup_set_program(struct mb_sup *s, const char *path)
 }
 
 void mb_sup_set_pdeathsig(struct mb_sup *s, bool on) { s->pdeathsig = on; }
+
+const char *mb_sup_program(const struct mb_sup *s) { return s->program; }
 
 static void child_free_if_done(struct mb_child *c)
 {
@@ -264,7 +268,9 @@ static void on_read_common(uv_stream_t *st, ssize_t n, const uv_buf_t *buf,
 			   enum mb_child_stream which)
 {
 	struct mb_child *c = st->data;
-	if (n > 0)
+	if (n > 0 && which == MB_CHILD_STDOUT && c->stats_on_stdout)
+		mb_stats_reader_feed(c->reader, buf->base, (size_t)n);
+	else if (n > 0)
 		lines_feed(c, which, buf->base, (size_t)n);
 	free(buf->base);
 	if (n < 0) {
@@ -340,12 +346,21 @@ static void on_kill_timeout(uv_timer_t *t)
 
 int mb_sup_spawn(struct mb_sup *s, const char *name, const char *const *args, struct mb_child **out)
 {
+	return mb_sup_spawn_ex(s, name, args, NULL, out);
+}
+
+int mb_sup_spawn_ex(struct mb_sup *s, const char *name, const char *const *args,
+		    const struct mb_spawn_opts *o, struct mb_child **out)
+{
+	const char *program = o && o->program ? o->program : s->program;
 	struct mb_child *c = calloc(1, sizeof(*c));
 	if (!c)
 		return MB_ENOMEM;
 	c->sup = s;
 	c->port = -1;
 	c->exit_status = -1;
+	c->stats_on_stdout = o && o->stats_on_stdout;
+	c->stop_signal = o ? o->stop_signal : 0;
 	snprintf(c->name, sizeof(c->name), "%s", name);
 	int rc = mb_stats_reader_create(on_stats_msg, c, &c->reader);
 	if (rc) {
@@ -363,16 +378,16 @@ int mb_sup_spawn(struct mb_sup *s, const char *name, const char *const *args, st
 		return MB_ENOMEM;
 	}
 	size_t k = 0;
-	const char *file = s->program;
+	const char *file = program;
 	if (s->pdeathsig && access("/usr/bin/setpriv", X_OK) == 0) {
 		file = "/usr/bin/setpriv";
 		argv[k++] = "setpriv";
 		argv[k++] = "--pdeathsig";
 		argv[k++] = "TERM";
 		argv[k++] = "--";
-		argv[k++] = s->program;
+		argv[k++] = program;
 	} else {
-		argv[k++] = s->program;
+		argv[k++] = program;
 	}
 	for (size_t i = 0; i < nargs; i++)
 		argv[k++] = args[i];
@@ -394,7 +409,9 @@ int mb_sup_spawn(struct mb_sup *s, const char *name, const char *const *args, st
 	stdio[1].data.stream = (uv_stream_t *)&c->out;
 	stdio[2].flags = UV_CREATE_PIPE | UV_WRITABLE_PIPE;
 	stdio[2].data.stream = (uv_stream_t *)&c->err;
-	stdio[3].flags = UV_CREATE_PIPE | UV_WRITABLE_PIPE;
+	/* a socket pair: the child writes its stats, and may read control
+	 * lines (mb_child_send) */
+	stdio[3].flags = UV_CREATE_PIPE | UV_WRITABLE_PIPE | UV_READABLE_PIPE;
 	stdio[3].data.stream = (uv_stream_t *)&c->stats;
 
 	uv_process_options_t opt;
@@ -435,6 +452,43 @@ int mb_sup_spawn(struct mb_sup *s, const char *name, const char *const *args, st
 	return 0;
 }
 
+struct send_req {
+	uv_write_t w;
+	char data[];
+};
+
+static void on_sent(uv_write_t *w, int status)
+{
+	(void)status;
+	free(w);
+}
+
+int mb_child_send(struct mb_child *c, const char *line)
+{
+	if (!c || c->exited || c->stats_eof || !c->spawned)
+		return MB_ECLOSED;
+	size_t n = strlen(line);
+	struct send_req *r = malloc(sizeof(*r) + n + 1);
+	if (!r)
+		return MB_ENOMEM;
+	memcpy(r->data, line, n);
+	r->data[n] = '\n';
+	uv_buf_t b = uv_buf_init(r->data, (unsigned)(n + 1));
+	if (uv_write(&r->w, (uv_stream_t *)&c->stats, &b, 1, on_sent)) {
+		free(r);
+		return MB_ECLOSED;
+	}
+	return 0;
+}
+
+int mb_child_kill(struct mb_child *c)
+{
+	if (!c || c->exited || !c->spawned)
+		return MB_ESTATE;
+	kill(c->pid, SIGKILL);
+	return 0;
+}
+
 int mb_child_stop(struct mb_child *c, unsigned grace_ms)
 {
 	if (c->exited)
@@ -442,8 +496,12 @@ int mb_child_stop(struct mb_child *c, unsigned grace_ms)
 	if (c->stop_requested)
 		return 0;
 	c->stop_requested = true;
-	kill(-c->pid, SIGTERM);
-	kill(c->pid, SIGTERM);
+	if (c->stop_signal) {
+		kill(c->pid, c->stop_signal);
+	} else {
+		kill(-c->pid, SIGTERM);
+		kill(c->pid, SIGTERM);
+	}
 	uv_timer_start(&c->kill_timer, on_kill_timeout, grace_ms, 0);
 	return 0;
 }
@@ -503,8 +561,6 @@ void mb_sup_destroy(struct mb_sup *s)
 	s->children = NULL;
 	free(s);
 }
-
-const char *mb_child_name(const struct mb_child *c) { return c->name; }
 
 pid_t mb_child_pid(const struct mb_child *c) { return c->pid; }
 

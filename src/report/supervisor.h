@@ -56,6 +56,8 @@ void mb_sup_destroy(struct mb_sup *s);
 
 /* Program the children run: NULL (default) is this program (/proc/self/exe). */
 int mb_sup_set_program(struct mb_sup *s, const char *path);
+/* The program children run. */
+const char *mb_sup_program(const struct mb_sup *s);
 /* Use setpriv --pdeathsig when available (default true). */
 void mb_sup_set_pdeathsig(struct mb_sup *s, bool on);
 
@@ -63,8 +65,26 @@ void mb_sup_set_pdeathsig(struct mb_sup *s, bool on);
  * terminated.  name labels it in messages ("store", "load", ...). */
 int mb_sup_spawn(struct mb_sup *s, const char *name, const char *const *args,
 		 struct mb_child **out);
-/* SIGTERM to the child's group now, SIGKILL after grace_ms if still alive. */
+/* How a child other than this program's usual one is run (mpirun). */
+struct mb_spawn_opts {
+	const char *program;  /* NULL: the supervisor's program */
+	bool stats_on_stdout; /* its stats stream comes on stdout, not on
+			       * MB_SUP_STATS_FD (mpirun forwards rank 0's
+			       * stdout, not its other descriptors) */
+	int stop_signal;      /* 0: stopping sends SIGTERM to the group; else
+			       * this signal to the child alone (mpirun
+			       * forwards SIGUSR1 to every rank) */
+};
+int mb_sup_spawn_ex(struct mb_sup *s, const char *name, const char *const *args,
+		    const struct mb_spawn_opts *o, struct mb_child **out);
+/* SIGTERM to the child's group now (or its stop signal), SIGKILL after
+ * grace_ms if still alive. */
 int mb_child_stop(struct mb_child *c, unsigned grace_ms);
+/* One line (a newline is added) to the child over its stats channel (a
+ * socket pair): the store reads control lines there (fault injection). */
+int mb_child_send(struct mb_child *c, const char *line);
+/* SIGKILL the child itself (not its group): an injected crash. */
+int mb_child_kill(struct mb_child *c);
 /* Stop every live child. */
 void mb_sup_stop_all(struct mb_sup *s, unsigned grace_ms);
 /* Children spawned and not yet reported exited. */
@@ -72,7 +92,6 @@ int mb_sup_live(const struct mb_sup *s);
 /* Free an exited child's object (no-op while it runs: it is freed on exit). */
 void mb_child_release(struct mb_child *c);
 
-const char *mb_child_name(const struct mb_child *c);
 pid_t mb_child_pid(const struct mb_child *c);
 bool mb_child_exited(const struct mb_child *c);
 /* True when mb_child_stop() was called (an exit is then expected). */

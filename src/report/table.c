@@ -25,8 +25,9 @@ struct trow {
 
 struct mb_table {
 	int ncols;
+	char label_heading[MB_TABLE_CELL_MAX];
 	char shortname[MB_TABLE_MAX_COLS][MB_TABLE_CELL_MAX];
-	char longname[MB_TABLE_MAX_COLS][512];
+	char longname[MB_TABLE_MAX_COLS][1024];
 	int prio[MB_TABLE_MAX_COLS];
 	struct trow *rows;
 	int nrows, cap;
@@ -70,6 +71,11 @@ const char *mb_table_heading(const struct mb_table *t, int col, bool long_form)
 	if (col < 0 || col >= t->ncols)
 		return "";
 	return long_form ? t->longname[col] : t->shortname[col];
+}
+
+void mb_table_set_label_heading(struct mb_table *t, const char *text)
+{
+	snprintf(t->label_heading, sizeof(t->label_heading), "%s", text ? text : "");
 }
 
 void mb_table_set_priority(struct mb_table *t, int col, int prio)
@@ -124,6 +130,11 @@ const char *mb_table_cell(const struct mb_table *t, int row, int col)
 	return t->rows[row].cells[col].s;
 }
 
+const char *mb_table_row_label(const struct mb_table *t, int row)
+{
+	return row >= 0 && row < t->nrows ? t->rows[row].label : "";
+}
+
 void mb_table_set_verdict(struct mb_table *t, int row, enum mb_verdict v)
 {
 	if (row >= 0 && row < t->nrows)
@@ -164,7 +175,7 @@ int mb_table_layout(const struct mb_table *t, int width, struct mb_table_layout 
 	memset(out, 0, sizeof(*out));
 	if (width < 20)
 		width = 20;
-	int label_w = 0;
+	int label_w = (int)strlen(t->label_heading);
 	for (int r = 0; r < t->nrows; r++) {
 		int n = (int)strlen(t->rows[r].label);
 		if (n > label_w)
@@ -284,7 +295,7 @@ static void format_line(const struct mb_table *t, const struct mb_table_layout *
 void mb_table_format_heading(const struct mb_table *t, const struct mb_table_layout *l, char *buf,
 			     size_t len)
 {
-	format_line(t, l, "", -1, buf, len);
+	format_line(t, l, t->label_heading, -1, buf, len);
 }
 
 void mb_table_format_row(const struct mb_table *t, const struct mb_table_layout *l, int row,

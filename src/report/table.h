@@ -6,9 +6,9 @@
  * the table into a width: header-row cells narrow first (from 40 down to 8
  * characters; width left over goes back to the cut ones), then columns are
  * dropped lowest priority first (the label column keeps a quarter of the
- * width), then the label column shrinks (never below 12); cells that do not fit are cut with '~' (the long headings,
- * printed as a legend, carry the full text).  Invariant: every formatted line is exactly layout.total_w
- * characters (ASCII), so screens can draw and scroll it cell-aligned.
+ * width), then the label column shrinks (never below 12); cells that do not fit are cut with '~'
+ * (the long headings, printed as a legend, carry the full text).  Invariant: every formatted line
+ * is exactly layout.total_w characters (ASCII), so screens can draw and scroll it cell-aligned.
  */
 #ifndef MB_REPORT_TABLE_H
 #define MB_REPORT_TABLE_H
@@ -41,6 +41,8 @@ int mb_table_cols(const struct mb_table *t);
 /* Short heading (on the heading line) and long one (legend below). */
 int mb_table_set_heading(struct mb_table *t, int col, const char *shortname, const char *longname);
 const char *mb_table_heading(const struct mb_table *t, int col, bool long_form);
+/* The label column's heading (default ""). */
+void mb_table_set_label_heading(struct mb_table *t, const char *text);
 /* Higher priority survives longer when narrow (default 0). */
 void mb_table_set_priority(struct mb_table *t, int col, int prio);
 int mb_table_add_row(struct mb_table *t, const char *label, enum mb_row_style style, int *row_out);
@@ -48,6 +50,7 @@ int mb_table_rows(const struct mb_table *t);
 enum mb_row_style mb_table_row_style(const struct mb_table *t, int row);
 int mb_table_set_cell(struct mb_table *t, int row, int col, const char *text);
 const char *mb_table_cell(const struct mb_table *t, int row, int col);
+const char *mb_table_row_label(const struct mb_table *t, int row);
 void mb_table_set_verdict(struct mb_table *t, int row, enum mb_verdict v);
 enum mb_verdict mb_table_verdict(const struct mb_table *t, int row);
 /* Optional user tag per row (e.g. the counter id); -1 by default. */

@@ -2,6 +2,7 @@
  * evaluation and saving (see thresholds.h).  Invariant: a load never
  * half-applies a file: it parses into a copy and commits on success. */
 #include "report/thresholds.h"
+#include "core/options.h"
 
 #include <libconfig.h>
 #include <stdio.h>
@@ -17,83 +18,25 @@ void mb_thresholds_init(struct mb_thresholds *t, const struct mb_scenario *sc,
 	memset(t, 0, sizeof(*t));
 	if (sc)
 		memcpy(t->counter, sc->thresholds, sizeof(t->counter));
-	t->storage_read_ms_max = st ? st->db_read_avg_ms_max : 20.0;
-	t->storage_log_ms_max = st ? st->log_write_avg_ms_max : 10.0;
-}
-
-static const char *const cmp_names[] = {"", "<", "<=", ">", ">="};
-
-const char *mb_cmp_str(enum mb_cmp c) { return (unsigned)c < 5 ? cmp_names[c] : ""; }
-
-int mb_cmp_parse(const char *s, enum mb_cmp *out)
-{
-	if (!strcmp(s, "none") || !*s) {
-		*out = MB_CMP_NONE;
-		return 0;
-	}
-	for (int i = 1; i < 5; i++) {
-		if (!strcmp(s, cmp_names[i])) {
-			*out = (enum mb_cmp)i;
-			return 0;
-		}
-	}
-	return MB_EINVAL;
-}
-
-enum mb_verdict mb_threshold_eval(const struct mb_threshold *th, bool has, double v)
-{
-	if (!has || th->cmp == MB_CMP_NONE)
-		return MB_VERDICT_NONE;
-	bool ok = false;
-	switch (th->cmp) {
-	case MB_CMP_LT:
-		ok = v < th->value;
-		break;
-	case MB_CMP_LE:
-		ok = v <= th->value;
-		break;
-	case MB_CMP_GT:
-		ok = v > th->value;
-		break;
-	case MB_CMP_GE:
-		ok = v >= th->value;
-		break;
-	case MB_CMP_NONE:
-		break;
-	}
-	return ok ? MB_VERDICT_PASS : MB_VERDICT_FAIL;
-}
-
-const char *mb_verdict_str(enum mb_verdict v)
-{
-	return v == MB_VERDICT_PASS ? "pass" : v == MB_VERDICT_FAIL ? "fail" : "n/a";
-}
-
-void mb_threshold_text(const struct mb_threshold *th, enum mb_counter_id id, char *buf, size_t len)
-{
-	if (th->cmp == MB_CMP_NONE) {
-		snprintf(buf, len, "%s", "");
-		return;
-	}
-	/* the counter's decimals, unless they would hide the value set */
-	char v[48];
-	snprintf(v, sizeof(v), "%.*f", mb_counters[id].decimals, th->value);
-	if (strtod(v, NULL) != th->value)
-		snprintf(v, sizeof(v), "%.6g", th->value);
-	snprintf(buf, len, "%s %s", mb_cmp_str(th->cmp), v);
+	/* the storage file's limits, unless the scenario sets the counters */
+	struct mb_threshold *rd = &t->counter[MB_C_STRESS_READ_MS];
+	struct mb_threshold *lg = &t->counter[MB_C_STRESS_LOG_MS];
+	if (rd->cmp == MB_CMP_NONE)
+		*rd = (struct mb_threshold){MB_CMP_LT, st ? st->db_read_avg_ms_max : 20.0};
+	if (lg->cmp == MB_CMP_NONE)
+		*lg = (struct mb_threshold){MB_CMP_LT, st ? st->log_write_avg_ms_max : 10.0};
 }
 
 enum mb_verdict mb_storage_verdict(const struct mb_thresholds *t, bool has_read, double read_ms,
 				   bool has_log, double log_ms)
 {
-	if (!has_read && !has_log)
-		return MB_VERDICT_NONE;
-	if ((has_read && read_ms >= t->storage_read_ms_max) ||
-	    (has_log && log_ms >= t->storage_log_ms_max))
+	enum mb_verdict r = mb_threshold_eval(&t->counter[MB_C_STRESS_READ_MS], has_read, read_ms);
+	enum mb_verdict l = mb_threshold_eval(&t->counter[MB_C_STRESS_LOG_MS], has_log, log_ms);
+	if (r == MB_VERDICT_FAIL || l == MB_VERDICT_FAIL)
 		return MB_VERDICT_FAIL;
-	if (!has_read || !has_log)
-		return MB_VERDICT_NONE;
-	return MB_VERDICT_PASS;
+	if (r == MB_VERDICT_PASS && l == MB_VERDICT_PASS)
+		return MB_VERDICT_PASS;
+	return MB_VERDICT_NONE;
 }
 
 static void copy_str(char *dst, size_t len, const char *src)
@@ -183,19 +126,24 @@ int mb_thresholds_load(struct mb_thresholds *t, const char *path, struct mb_cfg_
 	}
 	config_setting_t *ss = config_lookup(&cfg, "storage");
 	if (ss) {
+		/* an older file: the two storage counters as "< X" */
 		static const char *const keys[] = {"db_read_avg_ms_max", "log_write_avg_ms_max"};
-		double *dst[] = {&n.storage_read_ms_max, &n.storage_log_ms_max};
+		static const enum mb_counter_id ids[] = {MB_C_STRESS_READ_MS, MB_C_STRESS_LOG_MS};
 		for (int k = 0; k < 2; k++) {
 			config_setting_t *v = config_setting_get_member(ss, keys[k]);
+			double x = 0;
 			if (!v)
 				continue;
 			snprintf(field, sizeof(field), "storage.%s", keys[k]);
-			if (get_number(v, dst[k]) || *dst[k] <= 0) {
+			if (get_number(v, &x) || !(x > MB_LATENCY_LIMIT_MIN) ||
+			    x > MB_LATENCY_LIMIT_MAX) {
+				/* the storage test's --read-ms-max / --log-ms-max range */
 				set_err(err, path, config_setting_source_line(v), field,
-					"must be a positive number");
+					"must be a positive number (at most 1e12)");
 				rc = MB_ECONFIG;
 				goto out;
 			}
+			n.counter[ids[k]] = (struct mb_threshold){MB_CMP_LT, x};
 		}
 	}
 	*t = n;
@@ -228,14 +176,6 @@ int mb_thresholds_save(const struct mb_thresholds *t, const char *path)
 				goto out;
 		}
 	}
-	config_setting_t *ss = config_setting_add(root, "storage", CONFIG_TYPE_GROUP);
-	config_setting_t *r =
-	    ss ? config_setting_add(ss, "db_read_avg_ms_max", CONFIG_TYPE_FLOAT) : NULL;
-	config_setting_t *l =
-	    ss ? config_setting_add(ss, "log_write_avg_ms_max", CONFIG_TYPE_FLOAT) : NULL;
-	if (!r || !l || !config_setting_set_float(r, t->storage_read_ms_max) ||
-	    !config_setting_set_float(l, t->storage_log_ms_max))
-		goto out;
 
 	char tmp[MB_PATH_MAX + 16];
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
@@ -245,7 +185,7 @@ int mb_thresholds_save(const struct mb_thresholds *t, const char *path)
 		goto out;
 	}
 	fprintf(f, "# thresholds.cfg: pass/fail thresholds edited in the mailbench console.\n"
-		   "# counters: cmp is <, <=, >, >= or none; storage: limits in ms.\n");
+		   "# counters: cmp is <, <=, >, >= or none.\n");
 	config_write(&cfg, f);
 	int bad = ferror(f);
 	if (fflush(f) || fsync(fileno(f)))

@@ -5,156 +5,106 @@
 #include "config.h"
 
 #include "cmd.h"
-#include "core/cli.h"
+#include "core/options.h"
 #include "core/error.h"
 #include "store/store.h"
 
 #include <fcntl.h>
-#include <getopt.h>
+#include <errno.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static void usage(FILE *f)
+struct store_args {
+	char data[MB_PATH_MAX];
+	const char *listen;
+	int stats_fd, compression, compress_min, max_connections, idle_timeout;
+	int logon_timeout, frame_timeout, prelogon_frame, partial_budget_mb;
+	double cache_mb;
+};
+
+/* --listen ADDR:PORT into host (brackets of an IPv6 address removed). */
+static int parse_listen(const char *arg, char *host, size_t hlen, int *port)
 {
-	fprintf(f,
-		"usage: mailbench store --data DIR [--listen ADDR:PORT] [--stats-fd N]\n"
-		"                       [--compression on|off] [--compress-min BYTES]\n"
-		"                       [--cache-mb N] [--max-connections N] [--idle-timeout S]\n"
-		"\n"
-		"Serve the mailboxes of DIR (made by `mailbench init`) over the mailbench\n"
-		"wire protocol (docs/PROTOCOL.md).  Prints \"listening on ADDR:PORT\" when\n"
-		"ready.  SIGTERM or SIGINT: finish the requests in flight, checkpoint, exit 0.\n"
-		"After a crash (SIGKILL) the next start recovers from the logs.\n"
-		"\n"
-		"options:\n"
-		"  -d, --data DIR          data directory (required)\n"
-		"  -l, --listen ADDR:PORT  address to listen on (default 127.0.0.1:0; port 0\n"
-		"                          picks a free port)\n"
-		"  -f, --stats-fd N        write one stats line per second to fd N\n"
-		"  -c, --compression on|off  grant LZ4 payload compression (default on)\n"
-		"  -m, --compress-min BYTES  compress payloads of at least BYTES (default 256)\n"
-		"  -C, --cache-mb N        database cache, MiB (default: the scaled size in\n"
-		"                          DIR/topology.json)\n"
-		"  -n, --max-connections N (default 20000)\n"
-		"  -i, --idle-timeout S    close connections idle for S seconds (default 1800)\n"
-		"  -h, --help              this help\n"
-		"\n"
-		"exit codes: 0 stopped cleanly, 2 usage or input error, 3 runtime failure\n");
+	const char *colon = strrchr(arg, ':');
+	char *end;
+	if (!colon || colon == arg || (size_t)(colon - arg) >= hlen) {
+		fprintf(stderr, "mailbench store: --listen: '%s' is not ADDR:PORT\n", arg);
+		return MB_EXIT_USAGE;
+	}
+	errno = 0;
+	long v = strtol(colon + 1, &end, 10);
+	if (errno || end == colon + 1 || *end || v < 0 || v > 65535) {
+		fprintf(stderr,
+			"mailbench store: --listen: '%s' must be an integer from 0 to 65535\n",
+			colon + 1);
+		return MB_EXIT_USAGE;
+	}
+	memcpy(host, arg, (size_t)(colon - arg));
+	host[colon - arg] = '\0';
+	if (host[0] == '[' && host[strlen(host) - 1] == ']') {
+		memmove(host, host + 1, strlen(host));
+		host[strlen(host) - 1] = '\0';
+	}
+	*port = (int)v;
+	return 0;
 }
 
-int mb_cmd_store(int argc, char **argv)
+/* The checks of the arguments alone (--check-args runs them too). */
+static int store_check(void *args)
 {
-	static const struct option lo[] = {{"data", required_argument, NULL, 'd'},
-					   {"listen", required_argument, NULL, 'l'},
-					   {"stats-fd", required_argument, NULL, 'f'},
-					   {"compression", required_argument, NULL, 'c'},
-					   {"compress-min", required_argument, NULL, 'm'},
-					   {"cache-mb", required_argument, NULL, 'C'},
-					   {"max-connections", required_argument, NULL, 'n'},
-					   {"idle-timeout", required_argument, NULL, 'i'},
-					   {"help", no_argument, NULL, 'h'},
-					   {NULL, 0, NULL, 0}};
+	const struct store_args *a = args;
+	char host[256];
+	int port;
+	return parse_listen(a->listen, host, sizeof(host), &port) ? MB_EXIT_USAGE : 0;
+}
+
+static int store_main(void *args, int argc, char **argv)
+{
+	const struct store_args *a = args;
 	struct mb_store_opts o;
 	char host[256];
-	int opt;
-	long v;
+	(void)argc;
+	(void)argv;
 
 	mb_store_opts_init(&o);
 	o.install_signals = true;
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "d:l:f:c:m:C:n:i:h", lo, NULL)) != -1) {
-		switch (opt) {
-		case 'd':
-			o.data = optarg;
-			break;
-		case 'l': {
-			const char *colon = strrchr(optarg, ':');
-			if (!colon || colon == optarg || (size_t)(colon - optarg) >= sizeof(host) ||
-			    mb_cli_long("store", "--listen", colon + 1, 0, 65535, &v)) {
-				if (!colon || colon == optarg)
-					fprintf(stderr,
-						"mailbench store: --listen: '%s' is not ADDR:PORT\n",
-						optarg);
-				return MB_EXIT_USAGE;
-			}
-			memcpy(host, optarg, (size_t)(colon - optarg));
-			host[colon - optarg] = '\0';
-			if (host[0] == '[' && host[strlen(host) - 1] == ']') {
-				memmove(host, host + 1, strlen(host));
-				host[strlen(host) - 1] = '\0';
-			}
-			o.listen_host = host;
-			o.port = (int)v;
-			break;
-		}
-		case 'f':
-			if (mb_cli_long("store", "--stats-fd", optarg, 0, 65535, &v))
-				return MB_EXIT_USAGE;
-			if (fcntl((int)v, F_GETFD) < 0) {
-				fprintf(stderr, "mailbench store: --stats-fd: %ld is not open\n", v);
-				return MB_EXIT_USAGE;
-			}
-			o.stats_fd = (int)v;
-			break;
-		case 'c':
-			if (!strcmp(optarg, "on"))
-				o.compression = 1;
-			else if (!strcmp(optarg, "off"))
-				o.compression = 0;
-			else {
-				fprintf(stderr, "mailbench store: --compression: '%s' is not on or off\n",
-					optarg);
-				return MB_EXIT_USAGE;
-			}
-			break;
-		case 'm':
-			if (mb_cli_long("store", "--compress-min", optarg, 0, 1 << 24, &v))
-				return MB_EXIT_USAGE;
-			o.compress_min = (uint32_t)v;
-			break;
-		case 'C':
-			if (mb_cli_long("store", "--cache-mb", optarg, 2, 1 << 20, &v))
-				return MB_EXIT_USAGE;
-			o.cache_mb = (int)v;
-			break;
-		case 'n':
-			if (mb_cli_long("store", "--max-connections", optarg, 1, 1000000, &v))
-				return MB_EXIT_USAGE;
-			o.max_connections = (int)v;
-			break;
-		case 'i':
-			if (mb_cli_long("store", "--idle-timeout", optarg, 1, 86400 * 30, &v))
-				return MB_EXIT_USAGE;
-			o.idle_timeout_s = (int)v;
-			break;
-		case 'h':
-			usage(stdout);
-			return MB_EXIT_OK;
-		default:
-			usage(stderr);
-			return MB_EXIT_USAGE;
-		}
-	}
-	if (mb_cli_no_operands("store", argc, argv))
+	o.data = a->data;
+	if (parse_listen(a->listen, host, sizeof(host), &o.port))
 		return MB_EXIT_USAGE;
-	if (!o.data) {
-		fprintf(stderr, "mailbench store: --data DIR is required\n");
-		usage(stderr);
+	if (a->stats_fd >= 0 && fcntl(a->stats_fd, F_GETFD) < 0) {
+		fprintf(stderr, "mailbench store: --stats-fd: %d is not open\n", a->stats_fd);
 		return MB_EXIT_USAGE;
 	}
+	o.listen_host = host;
+	o.stats_fd = a->stats_fd;
+	o.compression = a->compression;
+	o.compress_min = (uint32_t)a->compress_min;
+	o.cache_mb = a->cache_mb;
+	o.max_connections = a->max_connections;
+	o.idle_timeout_s = a->idle_timeout;
+	o.logon_timeout_s = a->logon_timeout;
+	o.frame_timeout_s = a->frame_timeout;
+	o.prelogon_frame = (uint32_t)a->prelogon_frame;
+	o.partial_budget_mb = a->partial_budget_mb;
 	signal(SIGPIPE, SIG_IGN);
+	/* ~25 threads (database owners, write-back, log writers) would each
+	 * get a malloc arena holding on to freed memory: 4 are enough */
+	mallopt(M_ARENA_MAX, 4);
 	struct mb_store *st;
 	char err[1024];
 	int rc = mb_store_create(&o, &st, err, sizeof(err));
 	if (rc) {
 		fprintf(stderr, "mailbench store: %s\n", err);
 		return rc == MB_ECONFIG || rc == MB_ENOTFOUND || rc == MB_EINVAL ? MB_EXIT_USAGE
-										  : MB_EXIT_RUNTIME;
+										 : MB_EXIT_RUNTIME;
 	}
 	printf("listening on %s%s%s:%d\n", strchr(o.listen_host, ':') ? "[" : "", o.listen_host,
 	       strchr(o.listen_host, ':') ? "]" : "", mb_store_port(st));
+	printf("connections: at most %d (descriptor cap; --max-connections %d)\n",
+	       mb_store_conn_cap(st), o.max_connections);
 	fflush(stdout);
 	rc = mb_store_run(st);
 	mb_store_destroy(st);
@@ -164,3 +114,124 @@ int mb_cmd_store(int argc, char **argv)
 	}
 	return MB_EXIT_OK;
 }
+
+#define SA struct store_args
+static const struct mb_opt store_opts[] = {
+    MB_OPTION_DATA(SA, data, 'd', MB_OPT_REQ, NULL),
+    {.path = "listen",
+     .flag = "listen",
+     .sflag = 'l',
+     .metavar = "ADDR:PORT",
+     .type = MB_OT_ARG,
+     .off = offsetof(SA, listen),
+     .sdef = "127.0.0.1:0",
+     .flags = MB_OPT_NONEMPTY,
+     .dtext = "127.0.0.1:0",
+     .help = "address to listen on (port 0 picks a free port)"},
+    MB_OPTION_STATS_FD(SA, stats_fd, 'f'),
+    MB_OPTION_COMPRESSION(SA, compression, 'c', 1, "on"),
+    {.path = "compress-min",
+     .flag = "compress-min",
+     .sflag = 'm',
+     .metavar = "BYTES",
+     .type = MB_OT_INT,
+     .off = offsetof(SA, compress_min),
+     .def = 256,
+     .min = 0,
+     .max = MB_COMPRESS_MIN_MAX,
+     .dtext = "256",
+     .help = "compress payloads of at least BYTES"},
+    MB_OPTION_CACHE_MB(SA, cache_mb, 'C', 0, 0, "the scaled size in DIR/topology.json"),
+    {.path = "max-connections",
+     .flag = "max-connections",
+     .sflag = 'n',
+     .metavar = "N",
+     .type = MB_OT_INT,
+     .off = offsetof(SA, max_connections),
+     .def = 20000,
+     .min = 1,
+     .max = 1000000,
+     .dtext = "20000",
+     .help = "client connections at most"},
+    {.path = "idle-timeout",
+     .flag = "idle-timeout",
+     .sflag = 'i',
+     .metavar = "S",
+     .type = MB_OT_INT,
+     .off = offsetof(SA, idle_timeout),
+     .def = 1800,
+     .min = 1,
+     .max = MB_DURATION_MAX,
+     .dtext = "1800",
+     .help = "close connections idle for S seconds"},
+    {.path = "logon-timeout",
+     .flag = "logon-timeout",
+     .sflag = 'L',
+     .metavar = "S",
+     .type = MB_OT_INT,
+     .off = offsetof(SA, logon_timeout),
+     .def = 30,
+     .min = 1,
+     .max = 86400,
+     .dtext = "30",
+     .help = "close a connection not logged on S seconds after it connected"},
+    {.path = "frame-timeout",
+     .flag = "frame-timeout",
+     .sflag = 'F',
+     .metavar = "S",
+     .type = MB_OT_INT,
+     .off = offsetof(SA, frame_timeout),
+     .def = 30,
+     .min = 1,
+     .max = 86400,
+     .dtext = "30",
+     .help = "close a connection whose frame, once begun, is not complete within S seconds"},
+    {.path = "prelogon-frame",
+     .flag = "prelogon-frame",
+     .sflag = 'P',
+     .metavar = "BYTES",
+     .type = MB_OT_INT,
+     .off = offsetof(SA, prelogon_frame),
+     .def = MB_STORE_PRELOGON_FRAME,
+     .min = 256,
+     .max = 4 << 20,
+     .dtext = "65536",
+     .help = "largest frame before logon"},
+    {.path = "partial-budget-mb",
+     .flag = "partial-budget-mb",
+     .sflag = 'B',
+     .metavar = "N",
+     .type = MB_OT_INT,
+     .off = offsetof(SA, partial_budget_mb),
+     .def = 256,
+     .min = 4,
+     .max = 1 << 20,
+     .dtext = "256",
+     .help = "MiB of partial frames of all connections; the connection that passes it is "
+	     "closed"},
+};
+
+const struct mb_cmd_entry mb_cmd_store_entry = {
+    .name = "store",
+    .usage = "--data DIR [--listen ADDR:PORT] [--stats-fd N] [OPTIONS]",
+    .summary = "the mailbox store server",
+    .about = "Serve the mailboxes of DIR (made by `mailbench init`) over the mailbench wire\n"
+	     "protocol (docs/PROTOCOL.md).  Prints \"listening on ADDR:PORT\" when ready.\n"
+	     "SIGTERM or SIGINT: finish the requests in flight, checkpoint, exit 0.  After a\n"
+	     "crash (SIGKILL) the next start recovers from the logs.\n"
+	     "Connections are also capped below the descriptor limit (RLIMIT_NOFILE, raised to\n"
+	     "its hard limit) less 32 + 4 per storage group kept for the engine's own files;\n"
+	     "at that cap accepting pauses until a connection closes (the cap is printed at\n"
+	     "start).  A storage group whose log fails, or whose database file fails a read,\n"
+	     "a write (EIO) or an fsync, enters the ERROR state: the store says so on stderr\n"
+	     "and in its stats (naming the error, e.g. MB_ENOSPC, MB_EROFS or MB_EIO, and what\n"
+	     "failed),\n"
+	     "refuses that group's writes and recovers it in place (closes it, replays its\n"
+	     "log, reopens it) every 2 s until it is back in service.",
+    .epilog = "exit codes: 0 stopped cleanly, 2 usage or input error, 3 runtime failure",
+    .opts = store_opts,
+    .nopts = (int)(sizeof(store_opts) / sizeof(store_opts[0])),
+    .args_size = sizeof(struct store_args),
+    .check = store_check,
+    .run = store_main,
+};

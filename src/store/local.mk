@@ -3,46 +3,38 @@
 # its unit tests, the integration test and its client tool.
 noinst_LIBRARIES += src/store/libmbstore.a
 src_store_libmbstore_a_SOURCES = \
-	src/store/schema.h src/store/schema.c \
+	src/store/schema.h src/store/schema_int.h src/store/schema.c src/store/schema_msg.c \
+	src/store/schema_scan.c \
 	src/store/store.h src/store/store_int.h \
-	src/store/ops.c src/store/server.c \
-	src/store/init.c src/store/cmd_store.c
+	src/store/ops.c src/store/ops_int.h src/store/handles.c src/store/opcommon.c \
+	src/store/op_submit.c src/store/op_calendar.c src/store/op_sync.c \
+	src/store/op_attach.c src/store/op_book.c \
+	src/store/server.c src/store/loop.h \
+	src/store/net.c src/store/net.h src/store/queue.c \
+	src/store/workers.c src/store/workers.h src/store/groups.c src/store/groups.h \
+	src/store/stats.c src/store/stats.h src/store/control.c src/store/control.h \
+	src/store/scale.c src/store/probe.c \
+	src/store/init.c src/store/init_int.h src/store/init_fill.c src/store/init_topo.c \
+	src/store/cmd_store.c \
+	src/store/ackcheck.c src/store/ackcheck.h \
+	src/store/pristine.c src/store/pristine.h
 
 # a command-line client of the store for the integration tests
 noinst_PROGRAMS += tests/integration/mb-client
 tests_integration_mb_client_SOURCES = tests/integration/mb-client.c tests/opbatch.h
 tests_integration_mb_client_LDADD = $(MB_LIBS) $(MB_EXT_LIBS)
 
-TESTS += tests/integration/store_basic.sh
-EXTRA_DIST += tests/integration/store_basic.sh
+TESTS += tests/integration/store_basic.sh tests/integration/init_bulk.sh
+EXTRA_DIST += tests/integration/store_basic.sh tests/integration/init_bulk.sh
+TESTS += tests/integration/store_limits.sh
+EXTRA_DIST += tests/integration/store_limits.sh
 
-check_PROGRAMS += tests/unit/test_delivery
-TESTS += tests/unit/test_delivery
-tests_unit_test_delivery_SOURCES = tests/unit/test_delivery.c tests/unit/storetest.h \
-	tests/opbatch.h
-tests_unit_test_delivery_CFLAGS = $(MBTEST_CFLAGS)
-tests_unit_test_delivery_LDADD = $(MBTEST_LIBS)
+MB_UNIT_TESTS += tests/unit/test_delivery
+MB_UNIT_TESTS += tests/unit/test_attach
+MB_UNIT_TESTS += tests/unit/test_paging
+MB_UNIT_TESTS += tests/unit/test_acl
+MB_UNIT_TESTS += tests/unit/test_schema
 
-check_PROGRAMS += tests/unit/test_acl
-TESTS += tests/unit/test_acl
-tests_unit_test_acl_SOURCES = tests/unit/test_acl.c tests/unit/storetest.h
-tests_unit_test_acl_CFLAGS = $(MBTEST_CFLAGS)
-tests_unit_test_acl_LDADD = $(MBTEST_LIBS)
-
-check_PROGRAMS += tests/unit/test_schema
-TESTS += tests/unit/test_schema
-tests_unit_test_schema_SOURCES = tests/unit/test_schema.c
-tests_unit_test_schema_CFLAGS = $(MBTEST_CFLAGS)
-tests_unit_test_schema_LDADD = $(MBTEST_LIBS)
-
-# load driver of bench/store-ops.sh (not run by make check)
-noinst_PROGRAMS += bench/mb-storebench
-bench_mb_storebench_SOURCES = bench/mb-storebench.c tests/opbatch.h
-bench_mb_storebench_LDADD = $(MB_LIBS) $(MB_EXT_LIBS)
-EXTRA_DIST += bench/store-ops.sh
-
-check_PROGRAMS += tests/unit/test_server
-TESTS += tests/unit/test_server
-tests_unit_test_server_SOURCES = tests/unit/test_server.c tests/unit/storetest.h
-tests_unit_test_server_CFLAGS = $(MBTEST_CFLAGS)
-tests_unit_test_server_LDADD = $(MBTEST_LIBS)
+MB_UNIT_TESTS += tests/unit/test_server
+# headers shared by this part's unit tests
+EXTRA_DIST += tests/unit/burn.h tests/unit/storetest.h tests/opbatch.h

@@ -10,6 +10,12 @@
  *   "by_cn"     mailbox(u32) folder(u32) cn(u64)     -> mid(u64) deleted(u8)
  *   "calendar"  mailbox(u32) start(u64, biased) mid(u64) -> end(i64) busy(u32)
  *               (appointments of the Calendar folder only)
+ *   "attachments" mailbox(u32) mid(u64) num(u16)     -> kind(u8) size(u32) name
+ *   "attach_data" mailbox(u32) mid(u64) num(u16)     -> the attachment's bytes
+ *               (long value; an attachment is an object of its own, read
+ *               only when opened, never with the message)
+ * The two attachment trees are created on open when missing, so data
+ * directories initialised before them open unchanged (no attachments).
  * Folder numbers are the local part of a wire folder id (proto.h).
  *
  * Invariants: every write function must run inside a transaction of the
@@ -17,7 +23,9 @@
  * other: a message row, its body, its by_time entry and exactly one by_cn
  * entry (its last change) exist together; a deleted or moved-out message
  * leaves a tombstone in its old folder's by_cn; folder counts match the
- * messages.  Message ids and change numbers come from the mailbox record
+ * messages; a message row's attachment count says how many attachments
+ * (numbered 1..count) it has, each with its meta and data rows, and its
+ * PR_MESSAGE_SIZE counts them.  Message ids and change numbers come from the mailbox record
  * and only grow.  Functions return 0 or MB_E*; MB_ENOTFOUND for a missing
  * mailbox, folder or message.
  */
@@ -43,7 +51,7 @@ struct mb_db *mb_schema_db(struct mb_schema *s);
 
 struct mb_mailbox_rec {
 	uint64_t next_mid;
-	uint64_t next_cn;        /* the next change number to hand out */
+	uint64_t next_cn; /* the next change number to hand out */
 	uint32_t next_folder;
 	uint32_t nfolders;
 };
@@ -55,12 +63,12 @@ int mb_schema_mailbox_get(struct mb_schema *s, uint32_t mailbox, struct mb_mailb
 bool mb_schema_mailbox_exists(struct mb_schema *s, uint32_t mailbox);
 
 struct mb_folder_rec {
-	uint32_t folder;         /* local number */
-	uint32_t parent;         /* 0 for the root */
+	uint32_t folder; /* local number */
+	uint32_t parent; /* 0 for the root */
 	uint32_t count;
 	uint32_t unread;
 	uint32_t subfolders;
-	uint64_t cn;             /* highest change number in the folder */
+	uint64_t cn; /* highest change number in the folder */
 	char name[MB_PROTO_MAX_NAME + 1];
 };
 
@@ -76,18 +84,30 @@ int mb_schema_folder_children(struct mb_schema *s, uint32_t mailbox, uint32_t pa
 
 /* ---- messages ---- */
 
+/* An attachment as written: its content kind (core/content.h), file name
+ * and bytes. */
+#define MB_SCHEMA_MAX_ATTACH 32
+struct mb_attach_in {
+	uint8_t kind;
+	struct mb_bytes name;
+	const void *data;
+	uint32_t len;
+};
+
 /* What a message is made of when written.  props: everything but the
  * fixed fields below and the body (any MB_PR_* the client set). */
 struct mb_msg_in {
-	int64_t time;            /* PR_DELIVERY_TIME, ms */
-	uint32_t flags;          /* PR_MESSAGE_FLAGS */
-	int64_t start, end;      /* appointments (0 otherwise) */
+	int64_t time;	    /* PR_DELIVERY_TIME, ms */
+	uint32_t flags;	    /* PR_MESSAGE_FLAGS */
+	int64_t start, end; /* appointments (0 otherwise) */
 	uint32_t busy;
-	bool appointment;        /* index in "calendar" */
+	bool appointment; /* index in "calendar" */
 	const struct mb_prop *props;
 	uint16_t nprops;
 	const void *body;
 	uint32_t body_len;
+	const struct mb_attach_in *attach; /* new messages only (add) */
+	uint16_t nattach;		   /* <= MB_SCHEMA_MAX_ATTACH */
 };
 
 /* A stored message's fixed part; props point into the caller's value
@@ -98,12 +118,13 @@ struct mb_msg_rec {
 	uint32_t flags;
 	int64_t time;
 	uint64_t cn;
-	uint32_t size;           /* PR_MESSAGE_SIZE */
+	uint32_t size; /* PR_MESSAGE_SIZE */
 	uint32_t body_len;
 	int64_t start, end;
 	uint32_t busy;
 	bool appointment;
-	const uint8_t *props;    /* mb_props_encode()d */
+	uint8_t nattach;      /* attachments 1..nattach */
+	const uint8_t *props; /* mb_props_encode()d */
 	size_t props_len;
 };
 
@@ -123,11 +144,27 @@ int mb_schema_msg_exists(struct mb_schema *s, uint32_t mailbox, uint64_t mid, bo
 /* Change the flags (read/unread) of a message. */
 int mb_schema_msg_set_flags(struct mb_schema *s, uint32_t mailbox, uint64_t mid, uint32_t flags,
 			    uint64_t *cn);
-/* Hard delete. */
+/* ---- attachments ---- */
+
+struct mb_attach_rec {
+	uint16_t num; /* 1..nattach */
+	uint8_t kind;
+	uint32_t size;
+	char name[MB_PROTO_MAX_NAME + 1];
+};
+/* Attachment num of message mid (meta only). */
+int mb_schema_attach_get(struct mb_schema *s, uint32_t mailbox, uint64_t mid, uint16_t num,
+			 struct mb_attach_rec *out);
+/* Its bytes into out. */
+int mb_schema_attach_data(struct mb_schema *s, uint32_t mailbox, uint64_t mid, uint16_t num,
+			  struct mb_val *out);
+
+/* Hard delete (its attachments with it). */
 int mb_schema_msg_delete(struct mb_schema *s, uint32_t mailbox, uint64_t mid);
-/* Move (same id) or copy (new id) to another folder of the mailbox. */
-int mb_schema_msg_move(struct mb_schema *s, uint32_t mailbox, uint64_t mid, uint32_t dst,
-		       bool copy, struct mb_buf *tmp, uint64_t *new_mid);
+/* Move (same id) or copy (new id, attachments copied) to another folder
+ * of the mailbox. */
+int mb_schema_msg_move(struct mb_schema *s, uint32_t mailbox, uint64_t mid, uint32_t dst, bool copy,
+		       struct mb_buf *tmp, uint64_t *new_mid);
 
 /* Newest-first scan of a folder's messages.  pos holds the resume point
  * (zeroed = from the newest); cb gets each message id; returns non-zero to
@@ -139,21 +176,19 @@ struct mb_scan_pos {
 	uint64_t mid;
 };
 int mb_schema_folder_scan(struct mb_schema *s, uint32_t mailbox, uint32_t folder,
-			  struct mb_scan_pos *pos, uint32_t max,
-			  int (*cb)(void *arg, uint64_t mid), void *arg, bool *more);
+			  struct mb_scan_pos *pos, uint32_t max, int (*cb)(void *arg, uint64_t mid),
+			  void *arg, bool *more);
 
 /* Changes of a folder with cn > since, in cn order, at most max. */
-int mb_schema_folder_changes(struct mb_schema *s, uint32_t mailbox, uint32_t folder,
-			     uint64_t since, uint32_t max,
+int mb_schema_folder_changes(struct mb_schema *s, uint32_t mailbox, uint32_t folder, uint64_t since,
+			     uint32_t max,
 			     int (*cb)(void *arg, uint64_t cn, uint64_t mid, bool deleted),
 			     void *arg, bool *more);
 
 /* Appointments overlapping [start, end), by start. */
-int mb_schema_calendar_range(struct mb_schema *s, uint32_t mailbox, int64_t start, int64_t end,
-			     uint32_t max,
-			     int (*cb)(void *arg, uint64_t mid, int64_t start, int64_t end,
-				       uint32_t busy),
-			     void *arg);
+int mb_schema_calendar_range(
+    struct mb_schema *s, uint32_t mailbox, int64_t start, int64_t end, uint32_t max,
+    int (*cb)(void *arg, uint64_t mid, int64_t start, int64_t end, uint32_t busy), void *arg);
 
 /* Appointments longer than this are not found by range queries that start
  * after their start by more than this (the calendar index is by start). */

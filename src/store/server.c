@@ -1,143 +1,41 @@
-/* server.c: the store's network side and threads: libuv loop, connections,
- * per-database owner threads, the done queue, notifications, counters on
- * the stats stream, shutdown; plus the scaling rules and the probe.
+/* server.c: the store server's lifecycle: create (topology, I/O layer
+ * with its fault wrapper, cache, storage groups and databases, the loop,
+ * its handles and the listener), run (timers, the loop, then the orderly
+ * stop), destroy, and the small public accessors.  The pieces it puts
+ * together: net.c (connections), queue.c and workers.c (database owner
+ * threads), ops.c (operations), groups.c (storage groups), stats.c (the
+ * stats stream), control.c (control lines); loop.h has the loop's state.
  *
  * Invariants:
- *  - The loop thread owns every connection; a connection has at most one
- *    request in flight and does not read while it has (so its memory is
- *    bounded by one frame); an idle connection holds no buffers.
- *  - Reads land in one loop-wide buffer; only the bytes of an incomplete
- *    frame are kept per connection.
- *  - A malformed frame header gets an ERROR frame and the connection is
- *    closed; a malformed payload gets an ERROR frame and the connection
- *    stays open; nothing malformed reaches a worker.
- *  - Replies are written only after their request's commits are durable
- *    (pending reached zero); notifications go out with them.
  *  - Shutdown: stop accepting, answer new requests MB_EBUSY, wait for the
  *    in-flight ones, stop the workers, close databases, checkpoint, close.
+ *  - The descriptor cap on connections is set once, at create, from
+ *    RLIMIT_NOFILE (raised to its hard limit) less the descriptors open and
+ *    a reserve for the storage groups.
+ *
+ *   created --mb_store_run--> running --signal / mb_store_stop--> stopping
+ *      --in-flight done, workers joined, last stats window, groups closed-->
+ *   stopped --mb_store_destroy--> freed
  */
 #include "config.h"
 
-#include "store/store_int.h"
+#include "store/control.h"
+#include "store/groups.h"
+#include "store/loop.h"
+#include "store/net.h"
+#include "store/stats.h"
+#include "store/workers.h"
 #include "core/error.h"
-#include "core/hist.h"
-#include "core/sampler.h"
-#include "core/stats.h"
 
-#include <errno.h>
-#include <jansson.h>
+#include <dirent.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
-#define READ_CHUNK (256u << 10)
-#define MAX_OUT_BYTES (1u << 20)     /* queued replies before we stop reading */
-#define SLOW_CLIENT_S 60
-#define SWEEP_MS 5000
-#define MAX_INFLIGHT_BYTES (512u << 20) /* request payloads in flight, all connections */
-
-struct conn {
-	uv_tcp_t tcp;
-	struct mb_store *st;
-	struct conn *prev, *next;       /* all connections */
-	struct conn *nprev, *nnext;     /* per-mailbox notification list */
-	uint32_t notify_mailbox;        /* registered under this mailbox, 0 none */
-	struct mb_buf *rx;              /* partial frame bytes, NULL when none */
-	struct session sess;
-	bool busy;                      /* a request in flight */
-	bool closing;
-	bool reading;
-	bool close_after_write;
-	bool lz4;                       /* compression granted (loop's copy) */
-	size_t out_bytes;
-	uint64_t last_active_ms;
-	uint64_t stuck_since_ms;        /* out_bytes > 0 since */
-	uint32_t id;
-};
-
-struct wreq {
-	uv_write_t w;
-	struct conn *c;
-	size_t len;
-	uint8_t data[];
-};
-
-struct loop_state {
-	uv_loop_t loop;
-	uv_tcp_t listener;
-	uv_async_t done_async;
-	uv_async_t stop_async;
-	uv_timer_t stats_timer;
-	uv_timer_t sweep_timer;
-	uv_signal_t sigterm, sigint;
-	bool signals;
-	bool stopping;
-	int port;
-	struct conn *conns;
-	int nconns;
-	uint32_t next_id;
-	struct conn **by_mailbox;       /* notification lists, index mailbox */
-	int nmailboxes;
-	uint8_t *readbuf;
-	struct mb_buf *enc, *tmp, *zbuf;
-	/* counters owned by the loop */
-	uint64_t bytes_in, bytes_out;
-	uint64_t rpcs, ops;
-	uint64_t op_count[MB_OP_COUNT];
-	uint64_t op_errors[MB_OP_COUNT];
-	uint64_t frame_errors, conns_refused;
-	int inflight;
-	size_t inflight_bytes;
-	double inflight_area;           /* sum of inflight x seconds */
-	double inflight_t;              /* time of the last change */
-	struct mb_hist *op_hist[MB_OP_COUNT];
-	struct mb_hist *rpc_hist;
-	/* stats stream */
-	struct mb_stats_writer *stats;
-	struct mb_proc_sample ps_prev;
-	double t_prev;
-	uint64_t prev_bytes, prev_rpcs, prev_ops, prev_ddb, prev_drcpt;
-	struct mb_io_stats io_prev;
-	struct mb_cache_stats cache_prev;
-	uint64_t prev_log_writes;
-};
-
-static uint64_t now_ms(void)
-{
-	return mb_now_ns() / 1000000;
-}
-
-/* ---- scaling ---- */
-
-static int scaled_count(int n, double scale)
-{
-	if (n <= 0)
-		return 0;
-	int v = (int)(n * scale + 0.5);
-	return v < 1 ? 1 : v;
-}
-
-void mb_store_scaled_mailbox(const struct mb_scenario *sc, double scale, struct mb_topo_info *out)
-{
-	out->inbox_messages = scaled_count(sc->inbox_messages, scale);
-	out->deleted_items_messages = scaled_count(sc->deleted_items_messages, scale);
-	out->new_folders = sc->new_folders;
-	out->messages_per_folder = scaled_count(sc->messages_per_folder, scale);
-	out->calendar_appointments = scaled_count(sc->calendar_appointments, scale);
-	out->contacts = scaled_count(sc->contacts, scale);
-	out->avg_message_kb = sc->avg_message_kb;
-}
-
-int mb_store_scaled_cache_mb(const struct mb_scenario *sc, int users, double scale)
-{
-	double mb = (double)sc->db_cache_mb * scale * (double)users /
-		    (double)(sc->users > 0 ? sc->users : users);
-	int v = (int)(mb + 0.5);
-	return v < MB_STORE_MIN_CACHE_MB ? MB_STORE_MIN_CACHE_MB : v;
-}
+#define SWEEP_MS 1000
 
 void mb_store_opts_init(struct mb_store_opts *o)
 {
@@ -150,653 +48,57 @@ void mb_store_opts_init(struct mb_store_opts *o)
 	o->max_frame = MB_PROTO_MAX_FRAME;
 	o->idle_timeout_s = 1800;
 	o->auth_delay_ms = 250;
+	o->prelogon_frame = MB_STORE_PRELOGON_FRAME;
+	o->partial_budget_mb = 256;
+	o->logon_timeout_s = 30;
+	o->frame_timeout_s = 30;
 }
 
-/* ---- worker threads ---- */
-
-void mb_store_enqueue(struct mb_store *st, int db, struct req *r)
+static int count_open_fds(void)
 {
-	struct dbw *w = &st->w[db - 1];
-	r->next = NULL;
-	pthread_mutex_lock(&w->mu);
-	if (w->tail)
-		w->tail->next = r;
-	else
-		w->head = r;
-	w->tail = r;
-	pthread_cond_signal(&w->cv);
-	pthread_mutex_unlock(&w->mu);
+	DIR *d = opendir("/proc/self/fd");
+	int n = 0;
+	if (!d)
+		return 64; /* a guess on the safe side */
+	while (readdir(d))
+		n++;
+	closedir(d);
+	return n - 3; /* ".", ".." and the directory itself */
 }
 
-void mb_req_release(struct req *r)
+/* The descriptor cap on connections (see store.h). */
+static void set_conn_cap(struct mb_store *st)
 {
-	if (atomic_fetch_sub(&r->pending, 1) != 1)
-		return;
-	struct mb_store *st = r->st;
 	struct loop_state *ls = st->loop_state;
-	r->next = NULL;
-	pthread_mutex_lock(&st->done_mu);
-	if (st->done_tail)
-		st->done_tail->next = r;
-	else
-		st->done_head = r;
-	st->done_tail = r;
-	pthread_mutex_unlock(&st->done_mu);
-	uv_async_send(&ls->done_async);
-}
-
-static void *worker_main(void *arg)
-{
-	struct dbw *w = arg;
-	for (;;) {
-		pthread_mutex_lock(&w->mu);
-		while (!w->head && !w->stop)
-			pthread_cond_wait(&w->cv, &w->mu);
-		struct req *r = w->head;
-		if (!r) {
-			pthread_mutex_unlock(&w->mu);
-			break;
+	struct rlimit rl;
+	long limit = 1024;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
+		if (rl.rlim_cur < rl.rlim_max) {
+			struct rlimit up = rl;
+			up.rlim_cur = rl.rlim_max > (1u << 20) ? (1u << 20) : rl.rlim_max;
+			if (up.rlim_cur > rl.rlim_cur && setrlimit(RLIMIT_NOFILE, &up) == 0)
+				rl = up;
 		}
-		w->head = r->next;
-		if (!w->head)
-			w->tail = NULL;
-		pthread_mutex_unlock(&w->mu);
-		mb_ops_execute(w, r);
+		limit = rl.rlim_cur == RLIM_INFINITY ? (1L << 20) : (long)rl.rlim_cur;
 	}
-	return NULL;
+	/* loop handles (epoll, async, signal pipes, listener) come after: 16 */
+	long reserve = st->o.fd_reserve > 0 ? st->o.fd_reserve : MB_STORE_FD_RESERVE + 4 * st->nsg;
+	long cap = limit - count_open_fds() - 16 - reserve;
+	if (cap < 1)
+		cap = 1;
+	if (cap > INT32_MAX)
+		cap = INT32_MAX;
+	ls->fd_limit = (int)(limit > INT32_MAX ? INT32_MAX : limit);
+	ls->conn_cap = (int)cap;
+	ls->partial_budget = (size_t)st->o.partial_budget_mb << 20;
 }
 
-/* ---- connections ---- */
-
-static void inflight_change(struct loop_state *ls, int delta)
-{
-	double t = mb_now_s();
-	ls->inflight_area += ls->inflight * (t - ls->inflight_t);
-	ls->inflight_t = t;
-	ls->inflight += delta;
-}
-
-static void notify_unregister(struct loop_state *ls, struct conn *c)
-{
-	if (!c->notify_mailbox)
-		return;
-	if (c->nprev)
-		c->nprev->nnext = c->nnext;
-	else
-		ls->by_mailbox[c->notify_mailbox] = c->nnext;
-	if (c->nnext)
-		c->nnext->nprev = c->nprev;
-	c->nprev = c->nnext = NULL;
-	c->notify_mailbox = 0;
-}
-
-static void notify_register(struct loop_state *ls, struct conn *c, uint32_t mailbox)
-{
-	if (c->notify_mailbox == mailbox)
-		return;
-	notify_unregister(ls, c);
-	if (mailbox == 0 || (int)mailbox >= ls->nmailboxes)
-		return;
-	c->notify_mailbox = mailbox;
-	c->nprev = NULL;
-	c->nnext = ls->by_mailbox[mailbox];
-	if (c->nnext)
-		c->nnext->nprev = c;
-	ls->by_mailbox[mailbox] = c;
-}
-
-static void on_closed(uv_handle_t *h)
-{
-	struct conn *c = h->data;
-	mb_buf_destroy(c->rx);
-	mb_session_clear(&c->sess);
-	free(c);
-}
-
-static void conn_close(struct conn *c)
-{
-	struct loop_state *ls = c->st->loop_state;
-	if (c->closing)
-		return;
-	c->closing = true;
-	notify_unregister(ls, c);
-	if (c->prev)
-		c->prev->next = c->next;
-	else
-		ls->conns = c->next;
-	if (c->next)
-		c->next->prev = c->prev;
-	ls->nconns--;
-	if (c->reading)
-		uv_read_stop((uv_stream_t *)&c->tcp);
-	c->reading = false;
-	/* a request in flight keeps the memory alive until it returns */
-	if (!c->busy)
-		uv_close((uv_handle_t *)&c->tcp, on_closed);
-}
-
-static void on_written(uv_write_t *w, int status);
-static void conn_try_process(struct conn *c);
-static void start_reading(struct conn *c);
-
-static void conn_send(struct conn *c, const uint8_t *p, size_t len)
-{
-	struct loop_state *ls = c->st->loop_state;
-	if (c->closing)
-		return;
-	struct wreq *wr = malloc(sizeof(*wr) + len);
-	if (!wr) {
-		conn_close(c);
-		return;
-	}
-	memcpy(wr->data, p, len);
-	wr->c = c;
-	wr->len = len;
-	uv_buf_t b = uv_buf_init((char *)wr->data, (unsigned)len);
-	if (c->out_bytes == 0)
-		c->stuck_since_ms = now_ms();
-	c->out_bytes += len;
-	ls->bytes_out += len;
-	if (uv_write(&wr->w, (uv_stream_t *)&c->tcp, &b, 1, on_written)) {
-		c->out_bytes -= len;
-		free(wr);
-		conn_close(c);
-	}
-}
-
-static void on_written(uv_write_t *w, int status)
-{
-	struct wreq *wr = (struct wreq *)w;
-	struct conn *c = wr->c;
-	c->out_bytes -= wr->len;
-	c->stuck_since_ms = now_ms();
-	free(wr);
-	if (c->closing)
-		return;
-	if (status < 0) {
-		conn_close(c);
-		return;
-	}
-	if (c->close_after_write && c->out_bytes == 0) {
-		conn_close(c);
-		return;
-	}
-	if (!c->busy && !c->reading && c->out_bytes < MAX_OUT_BYTES)
-		start_reading(c);
-}
-
-static void send_error(struct conn *c, uint32_t seq, int code, const char *msg)
-{
-	struct loop_state *ls = c->st->loop_state;
-	mb_buf_reset(ls->enc);
-	if (mb_error_encode(ls->enc, ls->tmp, seq, code, msg, NULL) == 0)
-		conn_send(c, mb_buf_data(ls->enc), mb_buf_len(ls->enc));
-}
-
-static void alloc_cb(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
-{
-	struct conn *c = h->data;
-	struct loop_state *ls = c->st->loop_state;
-	(void)suggested;
-	buf->base = (char *)ls->readbuf;
-	buf->len = READ_CHUNK;
-}
-
-static void dispatch(struct conn *c, const struct mb_frame_hdr *hdr, const uint8_t *frame,
-		     size_t total)
-{
-	struct mb_store *st = c->st;
-	struct loop_state *ls = st->loop_state;
-	const uint8_t *p;
-	size_t len;
-
-	c->last_active_ms = now_ms();
-	if (hdr->kind != MB_FRAME_REQUEST) {
-		ls->frame_errors++;
-		send_error(c, hdr->seq, MB_EPROTO, "only REQUEST frames are accepted");
-		return;
-	}
-	int rc = mb_frame_payload(hdr, frame, ls->zbuf, &p, &len);
-	if (rc) {
-		ls->frame_errors++;
-		send_error(c, hdr->seq, rc, "payload does not decompress");
-		return;
-	}
-	if (ls->stopping) {
-		send_error(c, hdr->seq, MB_EBUSY, "the store is shutting down");
-		return;
-	}
-	if (ls->inflight_bytes + len > MAX_INFLIGHT_BYTES) {
-		send_error(c, hdr->seq, MB_EBUSY, "the store is overloaded: try again");
-		return;
-	}
-	struct req *r = calloc(1, sizeof(*r));
-	if (!r || mb_arena_create(MB_REQ_ARENA, &r->arena) || !(r->payload = malloc(len ? len : 1))) {
-		if (r) {
-			mb_arena_destroy(r->arena);
-			free(r);
-		}
-		send_error(c, hdr->seq, MB_ENOMEM, NULL);
-		return;
-	}
-	memcpy(r->payload, p, len);
-	r->payload_len = len;
-	r->wire_in = total;
-	r->st = st;
-	r->conn = c;
-	r->sess = &c->sess;
-	r->t_recv = mb_now_ns();
-	r->reply_budget = MB_REPLY_BUDGET;
-	rc = mb_request_decode(r->payload, len, hdr->seq, r->arena, &r->rq);
-	if (!rc) {
-		r->res = mb_arena_alloc(r->arena, r->rq.nops * sizeof(struct mb_op_reply));
-		r->op_ns = mb_arena_alloc(r->arena, r->rq.nops * sizeof(uint64_t));
-		if (!r->res || !r->op_ns)
-			rc = MB_ETOOBIG;
-	}
-	if (rc) {
-		ls->frame_errors++;
-		send_error(c, hdr->seq, rc, rc == MB_EPROTO ? "malformed request" : NULL);
-		free(r->payload);
-		mb_arena_destroy(r->arena);
-		free(r);
-		return;
-	}
-	atomic_store(&r->pending, 1);
-	c->busy = true;
-	ls->inflight_bytes += r->payload_len;
-	inflight_change(ls, 1);
-	int db = c->sess.logged_on ? c->sess.db : (int)(c->id % (uint32_t)st->ndb) + 1;
-	r->cur_db = db;
-	mb_store_enqueue(st, db, r);
-}
-
-/* Process whole frames buffered in c->rx while no request is in flight. */
-static void conn_try_process(struct conn *c)
-{
-	struct loop_state *ls = c->st->loop_state;
-	while (!c->busy && !c->closing && c->rx && mb_buf_len(c->rx)) {
-		struct mb_frame_hdr hdr;
-		size_t total;
-		int rc = mb_frame_check(mb_buf_data(c->rx), mb_buf_len(c->rx), c->st->o.max_frame, &hdr,
-					&total);
-		if (rc == MB_EAGAIN)
-			break;
-		if (rc) {
-			ls->frame_errors++;
-			send_error(c, mb_buf_len(c->rx) >= 12 ? hdr.seq : 0, rc,
-				   rc == MB_ETOOBIG ? "frame too large" : "bad frame header");
-			c->close_after_write = true;
-			mb_buf_reset(c->rx);
-			if (c->reading) {
-				uv_read_stop((uv_stream_t *)&c->tcp);
-				c->reading = false;
-			}
-			return;
-		}
-		dispatch(c, &hdr, mb_buf_data(c->rx), total);
-		mb_buf_consume(c->rx, total);
-	}
-	if (c->rx && mb_buf_len(c->rx) == 0) {
-		mb_buf_destroy(c->rx);
-		c->rx = NULL;
-	}
-	if (c->busy && c->reading) {
-		uv_read_stop((uv_stream_t *)&c->tcp);
-		c->reading = false;
-	}
-}
-
-static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
-{
-	struct conn *c = s->data;
-	struct loop_state *ls = c->st->loop_state;
-	if (n < 0) {
-		conn_close(c);
-		return;
-	}
-	if (n == 0)
-		return;
-	ls->bytes_in += (uint64_t)n;
-	c->last_active_ms = now_ms();
-	if (!c->rx && mb_buf_create(0, &c->rx)) {
-		conn_close(c);
-		return;
-	}
-	if (mb_buf_append(c->rx, buf->base, (size_t)n)) {
-		conn_close(c);
-		return;
-	}
-	conn_try_process(c);
-}
-
-static void start_reading(struct conn *c)
-{
-	if (c->reading || c->closing || c->close_after_write)
-		return;
-	if (uv_read_start((uv_stream_t *)&c->tcp, alloc_cb, on_read) == 0)
-		c->reading = true;
-	conn_try_process(c);
-}
-
-static void on_connection(uv_stream_t *server, int status)
-{
-	struct mb_store *st = server->data;
-	struct loop_state *ls = st->loop_state;
-	if (status < 0)
-		return;
-	struct conn *c = calloc(1, sizeof(*c));
-	if (!c)
-		return;
-	c->st = st;
-	uv_tcp_init(&ls->loop, &c->tcp);
-	c->tcp.data = c;
-	if (uv_accept(server, (uv_stream_t *)&c->tcp)) {
-		uv_close((uv_handle_t *)&c->tcp, on_closed);
-		return;
-	}
-	uv_tcp_nodelay(&c->tcp, 1);
-	c->id = ls->next_id++;
-	c->last_active_ms = now_ms();
-	c->next = ls->conns;
-	if (ls->conns)
-		ls->conns->prev = c;
-	ls->conns = c;
-	ls->nconns++;
-	if (ls->nconns > st->o.max_connections || ls->stopping) {
-		ls->conns_refused++;
-		send_error(c, 0, ls->stopping ? MB_EBUSY : MB_EFULL,
-			   ls->stopping ? "the store is shutting down" : "too many connections");
-		c->close_after_write = true;
-		return;
-	}
-	start_reading(c);
-}
-
-/* ---- completion ---- */
-
-static void free_req(struct req *r)
-{
-	free(r->payload);
-	mb_arena_destroy(r->arena);
-	free(r);
-}
-
-static void send_notifications(struct loop_state *ls, struct req *r)
-{
-	for (int i = 0; i < r->nevents; i++) {
-		uint32_t mbx = r->events[i].mailbox;
-		if ((int)mbx >= ls->nmailboxes)
-			continue;
-		for (struct conn *c = ls->by_mailbox[mbx]; c; c = c->nnext) {
-			if (c->out_bytes > MAX_OUT_BYTES)
-				continue; /* a client that does not read loses events */
-			struct mb_notify n = {1, &r->events[i].ev};
-			struct mb_codec_opts o = {c->lz4, c->st->o.compress_min, 0};
-			mb_buf_reset(ls->enc);
-			if (mb_notify_encode(ls->enc, ls->tmp, &n, &o, NULL) == 0)
-				conn_send(c, mb_buf_data(ls->enc), mb_buf_len(ls->enc));
-		}
-	}
-}
-
-static void finish_req(struct req *r)
-{
-	struct mb_store *st = r->st;
-	struct loop_state *ls = st->loop_state;
-	struct conn *c = r->conn;
-	int cerr = atomic_load(&r->commit_err);
-
-	inflight_change(ls, -1);
-	ls->inflight_bytes -= r->payload_len;
-	ls->rpcs++;
-	ls->ops += r->rq.nops;
-	for (uint16_t i = 0; i < r->rq.nops; i++) {
-		int oi = mb_op_index(r->rq.ops[i].code);
-		if (oi < 0)
-			continue;
-		ls->op_count[oi]++;
-		if (r->res[i].status)
-			ls->op_errors[oi]++;
-		mb_hist_record(ls->op_hist[oi], r->op_ns[i]);
-	}
-	mb_hist_record(ls->rpc_hist, mb_now_ns() - r->t_recv);
-	c->busy = false;
-	if (c->closing) {
-		uv_close((uv_handle_t *)&c->tcp, on_closed);
-		free_req(r);
-		if (ls->stopping && ls->inflight == 0)
-			uv_stop(&ls->loop);
-		return;
-	}
-	if (cerr) {
-		send_error(c, r->rq.seq, cerr, "a commit failed: the writes of this request may be lost");
-	} else {
-		struct mb_reply rep = {r->rq.seq, r->rq.nops, r->res};
-		struct mb_codec_opts o = {(c->sess.flags & MB_LOGON_F_LZ4) != 0, st->o.compress_min,
-					  0};
-		/* the Logon reply itself goes uncompressed: the client learns of
-		 * compression from it */
-		for (uint16_t i = 0; i < r->rq.nops; i++)
-			if (r->rq.ops[i].code == MB_OP_LOGON)
-				o.lz4 = false;
-		mb_buf_reset(ls->enc);
-		int rc = mb_reply_encode(ls->enc, ls->tmp, &rep, &o, NULL);
-		if (rc)
-			send_error(c, r->rq.seq, rc, "reply too large");
-		else
-			conn_send(c, mb_buf_data(ls->enc), mb_buf_len(ls->enc));
-	}
-	c->lz4 = c->sess.logged_on && (c->sess.flags & MB_LOGON_F_LZ4);
-	/* notification registration follows the session */
-	if (c->sess.logged_on && (c->sess.flags & MB_LOGON_F_NOTIFY))
-		notify_register(ls, c, c->sess.mailbox);
-	else
-		notify_unregister(ls, c);
-	send_notifications(ls, r);
-	free_req(r);
-	if (c->out_bytes < MAX_OUT_BYTES)
-		start_reading(c);
-	if (ls->stopping && ls->inflight == 0)
-		uv_stop(&ls->loop);
-}
-
-static void on_delay_closed(uv_handle_t *h)
-{
-	struct req *r = h->data;
-	finish_req(r);
-}
-
-static void on_delay(uv_timer_t *t)
-{
-	uv_close((uv_handle_t *)t, on_delay_closed);
-}
-
-static void on_done(uv_async_t *a)
-{
-	struct mb_store *st = a->data;
-	struct loop_state *ls = st->loop_state;
-	pthread_mutex_lock(&st->done_mu);
-	struct req *r = st->done_head;
-	st->done_head = st->done_tail = NULL;
-	pthread_mutex_unlock(&st->done_mu);
-	while (r) {
-		struct req *next = r->next;
-		if (r->delay_ms > 0 && !ls->stopping) {
-			uv_timer_init(&ls->loop, &r->delay_timer);
-			r->delay_timer.data = r;
-			uv_timer_start(&r->delay_timer, on_delay, (uint64_t)r->delay_ms, 0);
-		} else {
-			finish_req(r);
-		}
-		r = next;
-	}
-	if (ls->stopping && ls->inflight == 0)
-		uv_stop(&ls->loop);
-}
-
-/* ---- periodic work ---- */
-
-static void on_sweep(uv_timer_t *t)
-{
-	struct mb_store *st = t->data;
-	struct loop_state *ls = st->loop_state;
-	uint64_t now = now_ms();
-	struct conn *c = ls->conns;
-	while (c) {
-		struct conn *next = c->next;
-		if (c->out_bytes && now - c->stuck_since_ms > SLOW_CLIENT_S * 1000ull)
-			conn_close(c); /* does not read its replies */
-		else if (!c->busy && !c->out_bytes &&
-			 now - c->last_active_ms > (uint64_t)st->o.idle_timeout_s * 1000)
-			conn_close(c);
-		c = next;
-	}
-}
-
-static void on_stats(uv_timer_t *t)
-{
-	struct mb_store *st = t->data;
-	struct loop_state *ls = st->loop_state;
-	double value[MB_COUNTER_COUNT];
-	bool has[MB_COUNTER_COUNT];
-	memset(has, 0, sizeof(has));
-	memset(value, 0, sizeof(value));
-
-	double tn = mb_now_s();
-	double dt = tn - ls->t_prev;
-	if (dt <= 0)
-		return;
-#define SET(id, v)                                                             \
-	do {                                                                   \
-		value[MB_C_##id] = (v);                                        \
-		has[MB_C_##id] = true;                                         \
-	} while (0)
-	struct mb_proc_sample ps;
-	if (mb_proc_sample(0, &ps) == 0) {
-		struct mb_proc_rates pr;
-		if (ls->ps_prev.t > 0 && mb_proc_rates(&ls->ps_prev, &ps, &pr) == 0) {
-			SET(PROCESSOR_PCT, pr.cpu_pct);
-			SET(CONTEXT_SWITCHES, pr.cs_per_s);
-		}
-		SET(STORE_VIRTUAL_MB, (double)ps.vsize_bytes / 1048576.0);
-		SET(STORE_RSS_MB, (double)ps.rss_bytes / 1048576.0);
-		ls->ps_prev = ps;
-	}
-	uint64_t ddb = atomic_load(&st->c.deliveries_db);
-	uint64_t drc = atomic_load(&st->c.deliveries_rcpt);
-	SET(LOCAL_DELIVERY, (double)(ddb - ls->prev_ddb) / dt);
-	SET(DELIVERY_RECIPIENTS, (double)(drc - ls->prev_drcpt) / dt);
-	ls->prev_ddb = ddb;
-	ls->prev_drcpt = drc;
-	uint64_t bytes = ls->bytes_in + ls->bytes_out;
-	SET(NETWORK, (double)(bytes - ls->prev_bytes) * 8.0 / 1000.0 / dt);
-	ls->prev_bytes = bytes;
-	SET(RPC_OPS, (double)(ls->ops - ls->prev_ops) / dt);
-	SET(RPC_PER_S, (double)(ls->rpcs - ls->prev_rpcs) / dt);
-	ls->prev_ops = ls->ops;
-	ls->prev_rpcs = ls->rpcs;
-	inflight_change(ls, 0);
-	SET(RPC_REQUESTS, ls->inflight_area / dt);
-	ls->inflight_area = 0;
-
-	struct mb_io_stats io;
-	mb_io_stats_get(st->io, &io);
-	const struct mb_io_kind_stats *d = &io.kind[MB_FILE_DB], *dp = &ls->io_prev.kind[MB_FILE_DB];
-	const struct mb_io_kind_stats *l = &io.kind[MB_FILE_LOG], *lp = &ls->io_prev.kind[MB_FILE_LOG];
-	SET(DB_READS, (double)(d->reads - dp->reads) / dt);
-	SET(DB_WRITES, (double)(d->writes - dp->writes) / dt);
-	SET(DB_TRANSFERS, (double)(d->reads + d->writes - dp->reads - dp->writes) / dt);
-	SET(LOG_WRITES, (double)(l->writes - lp->writes) / dt);
-	SET(DISK_MB, (double)(d->read_bytes + d->write_bytes + l->read_bytes + l->write_bytes -
-			      dp->read_bytes - dp->write_bytes - lp->read_bytes - lp->write_bytes) /
-			     1048576.0 / dt);
-	ls->io_prev = io;
-	struct mb_cache_stats cs;
-	mb_cache_stats_get(st->cache, &cs);
-	SET(DB_CACHE_MB, (double)cs.bytes_in_use / 1048576.0);
-	uint64_t req = cs.hits + cs.misses - ls->cache_prev.hits - ls->cache_prev.misses;
-	if (req)
-		SET(DB_CACHE_HIT_PCT, 100.0 * (double)(cs.hits - ls->cache_prev.hits) / (double)req);
-	ls->cache_prev = cs;
-	double depth = 0;
-	uint64_t commits = 0, lw = 0;
-	for (int g = 0; g < st->nsg; g++) {
-		struct mb_sg_stats ss;
-		mb_sg_stats_get(st->sgs[g], &ss);
-		depth += (double)ss.checkpoint_depth;
-		commits += ss.commits;
-		lw += ss.log_writes;
-	}
-	SET(CHECKPOINT_DEPTH_MB, depth / 1048576.0);
-#undef SET
-	ls->t_prev = tn;
-
-	if (!ls->stats)
-		return;
-	json_t *h = json_object();
-	json_t *x = json_object();
-	json_t *opc = json_object();
-	char *enc;
-	if (mb_hist_count(ls->rpc_hist) && mb_hist_encode(ls->rpc_hist, &enc) == 0) {
-		json_object_set_new(h, "store_rpc", json_string(enc));
-		free(enc);
-	}
-	for (int i = 0; i < MB_OP_COUNT; i++) {
-		const char *name = mb_op_name(mb_op_code_at(i));
-		json_object_set_new(opc, name, json_pack("{s:I,s:I}", "n", (json_int_t)ls->op_count[i],
-							 "errors", (json_int_t)ls->op_errors[i]));
-		if (mb_hist_count(ls->op_hist[i]) && mb_hist_encode(ls->op_hist[i], &enc) == 0) {
-			char key[80];
-			snprintf(key, sizeof(key), "store_op_%s", name);
-			json_object_set_new(h, key, json_string(enc));
-			free(enc);
-		}
-		mb_hist_reset(ls->op_hist[i]);
-	}
-	mb_hist_reset(ls->rpc_hist);
-	json_object_set_new(x, "ops", opc);
-	const struct mb_topo_info *ti = mb_topology_info(st->topo);
-	json_object_set_new(
-		x, "store",
-		json_pack("{s:i,s:I,s:I,s:I,s:I,s:I,s:I,s:f,s:s,s:b,s:i,s:i,s:i}", "connections",
-			  ls->nconns, "rpcs_total", (json_int_t)ls->rpcs, "ops_total",
-			  (json_int_t)ls->ops, "frame_errors", (json_int_t)ls->frame_errors,
-			  "commits", (json_int_t)commits, "log_writes_total", (json_int_t)lw,
-			  "deliveries_total", (json_int_t)ddb, "scale", ti->scale, "scenario",
-			  ti->scenario, "compression", st->o.compression ? 1 : 0, "databases",
-			  st->ndb, "storage_groups", st->nsg, "cache_limit_mb",
-			  (int)(cs.bytes_limit >> 20)));
-	if (mb_stats_write(ls->stats, dt, value, has, h, x) == MB_ECLOSED) {
-		mb_stats_writer_destroy(ls->stats);
-		ls->stats = NULL;
-	}
-	json_decref(h);
-	json_decref(x);
-}
-
-/* ---- lifecycle ---- */
-
-static void begin_stop(struct mb_store *st)
-{
-	struct loop_state *ls = st->loop_state;
-	if (ls->stopping)
-		return;
-	ls->stopping = true;
-	uv_close((uv_handle_t *)&ls->listener, NULL);
-	if (ls->inflight == 0)
-		uv_stop(&ls->loop);
-}
-
-static void on_stop_async(uv_async_t *a)
-{
-	begin_stop(a->data);
-}
+static void on_stop_async(uv_async_t *a) { mb__net_begin_stop(a->data); }
 
 static void on_signal(uv_signal_t *s, int sig)
 {
 	(void)sig;
-	begin_stop(s->data);
+	mb__net_begin_stop(s->data);
 }
 
 void mb_store_stop(struct mb_store *s)
@@ -817,35 +119,10 @@ int mb_store_port(const struct mb_store *s)
 	return ls->port;
 }
 
-static void close_storage(struct mb_store *st, int *rc_out)
+int mb_store_conn_cap(const struct mb_store *s)
 {
-	int rc = 0;
-	for (int i = 0; i < st->ndb; i++) {
-		struct dbw *w = &st->w[i];
-		if (w->schema)
-			mb_schema_close(w->schema);
-		if (w->db) {
-			int r2 = mb_db_close(w->db);
-			rc = rc ? rc : r2;
-		}
-		w->schema = NULL;
-		w->db = NULL;
-		mb_buf_destroy(w->tmp);
-		w->tmp = NULL;
-		mb_val_free(&w->val);
-		mb_val_free(&w->val2);
-	}
-	for (int g = 0; g < st->nsg; g++) {
-		if (!st->sgs[g])
-			continue;
-		int r2 = mb_sg_checkpoint(st->sgs[g]);
-		rc = rc ? rc : r2;
-		r2 = mb_sg_close(st->sgs[g]);
-		rc = rc ? rc : r2;
-		st->sgs[g] = NULL;
-	}
-	if (rc_out)
-		*rc_out = rc;
+	const struct loop_state *ls = s->loop_state;
+	return ls->conn_cap;
 }
 
 int mb_store_create(const struct mb_store_opts *o, struct mb_store **out, char *err, size_t errlen)
@@ -868,6 +145,8 @@ int mb_store_create(const struct mb_store_opts *o, struct mb_store **out, char *
 		st->o.max_frame = MB_PROTO_MAX_FRAME;
 	st->loop_state = ls;
 	pthread_mutex_init(&st->done_mu, NULL);
+	pthread_mutex_init(&st->pause_mu, NULL);
+	pthread_cond_init(&st->pause_cv, NULL);
 	snprintf(path, sizeof(path), "%s/topology.json", o->data);
 	rc = mb_topology_read(path, &st->topo, err, errlen);
 	if (rc) {
@@ -876,12 +155,21 @@ int mb_store_create(const struct mb_store_opts *o, struct mb_store **out, char *
 		goto fail;
 	}
 	const struct mb_topo_info *ti = mb_topology_info(st->topo);
-	int cache_mb = o->cache_mb > 0 ? o->cache_mb : ti->db_cache_mb;
-	rc = mb_io_create(NULL, &st->io);
+	double cache_mb = o->cache_mb > 0 ? o->cache_mb : ti->db_cache_mb;
+	/* a data directory from before the secret: one for this process */
+	if (ti->has_secret)
+		memcpy(st->salt_secret, ti->secret, sizeof(st->salt_secret));
+	else if ((rc = mb_auth_random(st->salt_secret, sizeof(st->salt_secret)))) {
+		snprintf(err, errlen, "no random bytes for the salt secret: %s", mb_strerror(rc));
+		goto fail;
+	}
+	rc = mb_fault_create(NULL, &st->fault);
 	if (!rc)
-		rc = mb_cache_create((uint64_t)cache_mb << 20, &st->cache);
+		rc = mb_io_create(mb_fault_vfs(st->fault), &st->io);
+	if (!rc)
+		rc = mb_cache_create((uint64_t)(cache_mb * 1048576.0), &st->cache);
 	if (rc) {
-		snprintf(err, errlen, "cannot create the database cache (%d MB): %s", cache_mb,
+		snprintf(err, errlen, "cannot create the database cache (%g MB): %s", cache_mb,
 			 mb_strerror(rc));
 		goto fail;
 	}
@@ -895,42 +183,28 @@ int mb_store_create(const struct mb_store_opts *o, struct mb_store **out, char *
 		goto fail;
 	}
 	for (int g = 1; g <= st->nsg; g++) {
-		char dir[4200], logdir[4200];
-		struct mb_sg_options so;
-		snprintf(dir, sizeof(dir), "%s/sg%d", o->data, g);
-		mb_topology_log_dir(o->data, ti->log_dir, g, logdir, sizeof(logdir));
-		mb_sg_options_init(&so);
-		so.dir = dir;
-		so.log_dir = logdir;
-		so.io = st->io;
-		so.cache = st->cache;
-		rc = mb_sg_open(&so, &st->sgs[g - 1]);
-		if (rc) {
-			snprintf(err, errlen, "%s: cannot open the storage group: %s", dir,
-				 mb_strerror(rc));
+		rc = mb__groups_open(st, g, err, errlen);
+		if (rc)
 			goto fail;
-		}
 	}
 	for (int d = 1; d <= st->ndb; d++) {
 		struct dbw *w = &st->w[d - 1];
-		char name[32];
 		w->st = st;
 		w->index = d;
 		w->sg = mb_topology_db_sg(st->topo, d);
-		snprintf(name, sizeof(name), "db%02d.mdb", d);
-		rc = mb_db_open(st->sgs[w->sg - 1], name, 0, 0, &w->db);
-		if (!rc)
-			rc = mb_schema_open(w->db, false, &w->schema);
-		if (!rc)
-			rc = mb_buf_create(1 << 16, &w->tmp);
-		if (rc) {
-			snprintf(err, errlen, "%s/sg%d/%s: cannot open: %s", o->data, w->sg, name,
-				 w->db ? mb_db_errmsg(w->db) : mb_strerror(rc));
-			goto fail;
-		}
 		pthread_mutex_init(&w->mu, NULL);
 		pthread_cond_init(&w->cv, NULL);
+		rc = mb__groups_open_db(st, w, err, errlen);
+		if (rc)
+			goto fail;
 	}
+	ls->sgst = calloc((size_t)st->nsg, sizeof(*ls->sgst));
+	if (!ls->sgst) {
+		rc = MB_ENOMEM;
+		snprintf(err, errlen, "out of memory");
+		goto fail;
+	}
+	set_conn_cap(st);
 
 	/* the loop */
 	uv_loop_init(&ls->loop);
@@ -950,31 +224,9 @@ int mb_store_create(const struct mb_store_opts *o, struct mb_store **out, char *
 			snprintf(err, errlen, "out of memory");
 			goto fail_loop;
 		}
-	uv_tcp_init(&ls->loop, &ls->listener);
-	ls->listener.data = st;
-	struct sockaddr_storage sa;
-	if (uv_ip4_addr(st->o.listen_host, o->port, (struct sockaddr_in *)&sa) &&
-	    uv_ip6_addr(st->o.listen_host, o->port, (struct sockaddr_in6 *)&sa)) {
-		rc = MB_EINVAL;
-		snprintf(err, errlen, "--listen: '%s' is not a numeric IPv4 or IPv6 address",
-			 st->o.listen_host);
+	if ((rc = mb__net_listen(st, err, errlen)))
 		goto fail_loop;
-	}
-	int urc = uv_tcp_bind(&ls->listener, (struct sockaddr *)&sa, 0);
-	if (!urc)
-		urc = uv_listen((uv_stream_t *)&ls->listener, 4096, on_connection);
-	if (urc) {
-		rc = MB_ESYS;
-		snprintf(err, errlen, "--listen %s:%d: %s", st->o.listen_host, o->port,
-			 uv_strerror(urc));
-		goto fail_loop;
-	}
-	struct sockaddr_storage bound;
-	int blen = sizeof(bound);
-	uv_tcp_getsockname(&ls->listener, (struct sockaddr *)&bound, &blen);
-	ls->port = bound.ss_family == AF_INET6 ? ntohs(((struct sockaddr_in6 *)&bound)->sin6_port)
-					       : ntohs(((struct sockaddr_in *)&bound)->sin_port);
-	uv_async_init(&ls->loop, &ls->done_async, on_done);
+	uv_async_init(&ls->loop, &ls->done_async, mb__net_on_done);
 	ls->done_async.data = st;
 	uv_async_init(&ls->loop, &ls->stop_async, on_stop_async);
 	ls->stop_async.data = st;
@@ -982,6 +234,7 @@ int mb_store_create(const struct mb_store_opts *o, struct mb_store **out, char *
 	ls->stats_timer.data = st;
 	uv_timer_init(&ls->loop, &ls->sweep_timer);
 	ls->sweep_timer.data = st;
+	mb__ctl_init(st);
 	if (o->install_signals) {
 		uv_signal_init(&ls->loop, &ls->sigterm);
 		uv_signal_init(&ls->loop, &ls->sigint);
@@ -995,8 +248,9 @@ int mb_store_create(const struct mb_store_opts *o, struct mb_store **out, char *
 		snprintf(err, errlen, "--stats-fd %d: not writable", o->stats_fd);
 		goto fail_loop;
 	}
-	for (int d = 0; d < st->ndb; d++)
-		pthread_create(&st->w[d].th, NULL, worker_main, &st->w[d]);
+	mb__workers_start(st);
+	if (o->stats_fd >= 0)
+		mb__ctl_start(st);
 	*out = st;
 	return 0;
 
@@ -1006,7 +260,7 @@ fail_loop:
 	uv_loop_close(&ls->loop);
 fail:
 	if (st->w)
-		close_storage(st, NULL);
+		mb__groups_close_all(st, NULL);
 	mb_store_destroy(st);
 	return rc ? rc : MB_EIO;
 }
@@ -1019,7 +273,7 @@ static void close_walk(uv_handle_t *h, void *arg)
 	if (h->type == UV_TCP && h->data && h->data != arg) {
 		struct conn *c = h->data;
 		if (c->st == arg)
-			return; /* connections are closed through conn_close */
+			return; /* connections are closed through mb__net_conn_close */
 	}
 	uv_close(h, NULL);
 }
@@ -1034,37 +288,15 @@ int mb_store_run(struct mb_store *st)
 	mb_proc_sample(0, &ls->ps_prev);
 	mb_io_stats_get(st->io, &ls->io_prev);
 	mb_cache_stats_get(st->cache, &ls->cache_prev);
-	uv_timer_start(&ls->stats_timer, on_stats, 1000, 1000);
-	uv_timer_start(&ls->sweep_timer, on_sweep, SWEEP_MS, SWEEP_MS);
+	uv_timer_start(&ls->stats_timer, mb__stats_on_timer, 1000, 1000);
+	uv_timer_start(&ls->sweep_timer, mb__net_on_sweep, SWEEP_MS, SWEEP_MS);
 	uv_run(&ls->loop, UV_RUN_DEFAULT);
 
-	/* stopping: wait for in-flight requests (their replies go out) */
-	while (ls->inflight > 0)
-		uv_run(&ls->loop, UV_RUN_ONCE);
-	/* flush pending writes briefly, then close every connection */
-	for (int i = 0; i < 20; i++) {
-		bool pending = false;
-		for (struct conn *c = ls->conns; c; c = c->next)
-			pending |= c->out_bytes > 0;
-		if (!pending)
-			break;
-		uv_run(&ls->loop, UV_RUN_NOWAIT);
-		usleep(10000);
-	}
-	while (ls->conns)
-		conn_close(ls->conns);
-	/* workers */
-	for (int d = 0; d < st->ndb; d++) {
-		struct dbw *w = &st->w[d];
-		pthread_mutex_lock(&w->mu);
-		w->stop = true;
-		pthread_cond_signal(&w->cv);
-		pthread_mutex_unlock(&w->mu);
-	}
-	for (int d = 0; d < st->ndb; d++)
-		pthread_join(st->w[d].th, NULL);
-	on_stats(&ls->stats_timer); /* the last window, before the groups close */
-	close_storage(st, &rc);
+	mb__net_drain(st);
+	mb__workers_stop(st);
+	mb__ctl_stop(st);
+	mb__stats_on_timer(&ls->stats_timer); /* the last window, before the groups close */
+	mb__groups_close_all(st, &rc);
 	if (ls->stats) {
 		mb_stats_write_end(ls->stats);
 		mb_stats_writer_destroy(ls->stats);
@@ -1095,9 +327,16 @@ void mb_store_destroy(struct mb_store *st)
 		mb_cache_destroy(st->cache);
 	if (st->io)
 		mb_io_destroy(st->io);
+	if (st->fault)
+		mb_fault_destroy(st->fault);
 	mb_topology_destroy(st->topo);
 	pthread_mutex_destroy(&st->done_mu);
+	pthread_mutex_destroy(&st->pause_mu);
+	pthread_cond_destroy(&st->pause_cv);
 	if (ls) {
+		free(ls->sgst);
+		if (ls->ctl_mu_init)
+			pthread_mutex_destroy(&ls->ctl_mu);
 		free(ls->readbuf);
 		free(ls->by_mailbox);
 		mb_buf_destroy(ls->enc);
@@ -1111,94 +350,4 @@ void mb_store_destroy(struct mb_store *st)
 		free(ls);
 	}
 	free(st);
-}
-
-/* ---- probe ---- */
-
-struct mb_store_probe {
-	struct mb_topology *topo;
-	struct mb_cache *cache;
-	int nsg, ndb;
-	struct mb_sg **sgs;
-	struct mb_db **dbs;
-	struct mb_schema **schemas;
-};
-
-void mb_store_probe_close(struct mb_store_probe *p)
-{
-	if (!p)
-		return;
-	for (int d = 0; d < p->ndb; d++) {
-		if (p->schemas && p->schemas[d])
-			mb_schema_close(p->schemas[d]);
-		if (p->dbs && p->dbs[d])
-			mb_db_close(p->dbs[d]);
-	}
-	for (int g = 0; g < p->nsg; g++)
-		if (p->sgs && p->sgs[g])
-			mb_sg_close(p->sgs[g]);
-	if (p->cache)
-		mb_cache_destroy(p->cache);
-	mb_topology_destroy(p->topo);
-	free(p->sgs);
-	free(p->dbs);
-	free(p->schemas);
-	free(p);
-}
-
-int mb_store_probe_open(const char *data, struct mb_store_probe **out, char *err, size_t errlen)
-{
-	struct mb_store_probe *p = calloc(1, sizeof(*p));
-	char path[4200];
-	int rc;
-	if (!p)
-		return MB_ENOMEM;
-	snprintf(path, sizeof(path), "%s/topology.json", data);
-	rc = mb_topology_read(path, &p->topo, err, errlen);
-	if (rc)
-		goto fail;
-	const struct mb_topo_info *ti = mb_topology_info(p->topo);
-	p->nsg = ti->storage_groups;
-	p->ndb = ti->databases;
-	p->sgs = calloc((size_t)p->nsg, sizeof(*p->sgs));
-	p->dbs = calloc((size_t)p->ndb, sizeof(*p->dbs));
-	p->schemas = calloc((size_t)p->ndb, sizeof(*p->schemas));
-	rc = !p->sgs || !p->dbs || !p->schemas ? MB_ENOMEM : mb_cache_create(64u << 20, &p->cache);
-	for (int g = 1; g <= p->nsg && !rc; g++) {
-		char dir[4200], logdir[4200];
-		struct mb_sg_options so;
-		snprintf(dir, sizeof(dir), "%s/sg%d", data, g);
-		mb_topology_log_dir(data, ti->log_dir, g, logdir, sizeof(logdir));
-		mb_sg_options_init(&so);
-		so.dir = dir;
-		so.log_dir = logdir;
-		so.cache = p->cache;
-		rc = mb_sg_open(&so, &p->sgs[g - 1]);
-		if (rc)
-			snprintf(err, errlen, "%s: %s", dir, mb_strerror(rc));
-	}
-	for (int d = 1; d <= p->ndb && !rc; d++) {
-		char name[32];
-		snprintf(name, sizeof(name), "db%02d.mdb", d);
-		rc = mb_db_open(p->sgs[mb_topology_db_sg(p->topo, d) - 1], name, 0, 0, &p->dbs[d - 1]);
-		if (!rc)
-			rc = mb_schema_open(p->dbs[d - 1], false, &p->schemas[d - 1]);
-		if (rc)
-			snprintf(err, errlen, "%s: %s: %s", data, name, mb_strerror(rc));
-	}
-	if (rc)
-		goto fail;
-	*out = p;
-	return 0;
-fail:
-	mb_store_probe_close(p);
-	return rc;
-}
-
-int mb_store_probe_exists(struct mb_store_probe *p, uint32_t mailbox, uint64_t mid, bool *exists)
-{
-	const struct mb_topo_user *u = mb_topology_user(p->topo, (int)mailbox - 1);
-	if (!u)
-		return MB_ENOTFOUND;
-	return mb_schema_msg_exists(p->schemas[u->db - 1], mailbox, mid, exists);
 }

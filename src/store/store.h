@@ -23,25 +23,41 @@
 #include "core/topology.h"
 
 struct mb_store_opts {
-	const char *data;          /* data directory (required) */
-	const char *listen_host;   /* default "127.0.0.1" */
-	int port;                  /* 0: pick a free port */
-	int stats_fd;              /* -1: no stats stream */
-	int compression;           /* 1 on, 0 off (never granted) */
-	uint32_t compress_min;     /* threshold, bytes (default 256) */
-	int cache_mb;              /* 0: the topology's scaled cache */
-	int max_connections;       /* default 20000 */
-	uint32_t max_frame;        /* default MB_PROTO_MAX_FRAME */
-	int idle_timeout_s;        /* default 1800 */
-	int auth_delay_ms;         /* refusal delay, default 250 */
-	bool install_signals;      /* SIGTERM/SIGINT stop the store (the command) */
+	const char *data;	 /* data directory (required) */
+	const char *listen_host; /* default "127.0.0.1" */
+	int port;		 /* 0: pick a free port */
+	int stats_fd;		 /* -1: no stats stream */
+	int compression;	 /* 1 on, 0 off (never granted) */
+	uint32_t compress_min;	 /* threshold, bytes (default 256) */
+	double cache_mb;	 /* MiB; 0: the topology's scaled cache */
+	int max_connections;	 /* default 20000 */
+	uint32_t max_frame;	 /* default MB_PROTO_MAX_FRAME */
+	int idle_timeout_s;	 /* default 1800 */
+	uint32_t prelogon_frame; /* frame limit until logon, default MB_STORE_PRELOGON_FRAME */
+	int partial_budget_mb;	 /* partial frames of all connections, MiB (default 256) */
+	int logon_timeout_s;	 /* logon must succeed within S of connecting (default 30) */
+	int frame_timeout_s;	 /* a frame's header and body within S of its first byte
+				    (default 30) */
+	int fd_reserve;		 /* descriptors kept for the engine's own files (0: default) */
+	int auth_delay_ms;	 /* refusal delay, default 250 */
+	bool install_signals;	 /* SIGTERM/SIGINT stop the store (the command) */
 };
 void mb_store_opts_init(struct mb_store_opts *o);
+#define MB_STORE_PRELOGON_FRAME (64u << 10)
 
 struct mb_store;
 /* Errors are explained in err (e.g. "DATA/topology.json: ..."). */
-int mb_store_create(const struct mb_store_opts *o, struct mb_store **out, char *err,
-		    size_t errlen);
+int mb_store_create(const struct mb_store_opts *o, struct mb_store **out, char *err, size_t errlen);
+/* Connections are capped below the process's descriptor limit: the soft
+ * RLIMIT_NOFILE (raised to the hard limit where allowed) less the
+ * descriptors open at start, less a reserve for the engine's own files
+ * (log segments, checkpoints, directory syncs: MB_STORE_FD_RESERVE plus 4
+ * per storage group).  At the cap the store stops accepting (the kernel
+ * holds new connections in the listen backlog) and accepts again when a
+ * connection closes. */
+#define MB_STORE_FD_RESERVE 32
+/* The cap in effect (after create). */
+int mb_store_conn_cap(const struct mb_store *s);
 /* The bound port (after create). */
 int mb_store_port(const struct mb_store *s);
 /* Serve until stopped; then finish in-flight work, checkpoint, close. */
@@ -55,14 +71,23 @@ void mb_store_delivery_counts(struct mb_store *s, uint64_t *per_db, uint64_t *pe
 
 /* ---- scaling (init and store agree on these) ---- */
 
-/* Mailbox configuration of the scenario at scale: message counts scaled
- * (at least 1 each), the folder structure and message size kept. */
-void mb_store_scaled_mailbox(const struct mb_scenario *sc, double scale, struct mb_topo_info *out);
-/* Database cache that keeps the published cache-to-data ratio for `users`
- * users at `scale`: db_cache_mb x scale x users / published users, at
- * least MB_STORE_MIN_CACHE_MB (so that concurrent transactions fit). */
-#define MB_STORE_MIN_CACHE_MB 16
-int mb_store_scaled_cache_mb(const struct mb_scenario *sc, int users, double scale);
+/* Database cache (MiB, not rounded) that keeps the published
+ * cache-to-data ratio for `users` users at `scale`: db_cache_mb x scale x
+ * users / published users.  The only floor is the cache's own minimum,
+ * MB_STORE_MIN_CACHE_MB (64 pages of 32 KB); below about 450 MB of data
+ * it raises the ratio, which the cache-to-data ratio counter shows. */
+#define MB_STORE_MIN_CACHE_MB 2.0
+double mb_store_scaled_cache_mb(const struct mb_scenario *sc, int users, double scale);
+/* The accounts and placement of an initialisation: users user0001.. with
+ * generated passwords, databases round-robin, the scenario's distribution
+ * lists (deterministic).  With MB_GEN_KEYS each user's PBKDF2 salt and key
+ * too (what the store checks at logon: 2,048 iterations a user, most of the
+ * time of a large generation); without, the accounts of the lab, of
+ * `init --accounts-only` and of the null target (users and lists only). */
+#define MB_GEN_KEYS 1u
+int mb_store_gen_topology(const struct mb_scenario *sc, int users, double scale,
+			  const char *log_dir, int cache_mb, unsigned flags,
+			  struct mb_topology **out);
 
 /* ---- the ack-log check's question, for the load engine ---- */
 

@@ -1,5 +1,6 @@
-/* store_int.h: internals shared by the store's network side (server.c) and
- * its operation executor (ops.c).  Not for other parts.
+/* store_int.h: internals shared by the store server's files (server.c,
+ * net.c, queue.c, workers.c, groups.c, stats.c, control.c) and its
+ * operation executor (ops.c and op_*.c, ops_int.h).  Not for other parts.
  *
  * Ownership: a connection and its session belong to the loop thread, EXCEPT
  * while one of its requests is in flight: then the request's current
@@ -29,51 +30,79 @@
 #define MB_REQ_ARENA (24u << 20)
 #define MB_REPLY_BUDGET (3u << 20) /* reply payload bytes we allow ourselves */
 
-enum handle_kind { H_FREE = 0, H_CONTENTS, H_HIERARCHY, H_MESSAGE, H_DRAFT };
+enum handle_kind {
+	H_FREE = 0,
+	H_CONTENTS,
+	H_HIERARCHY,
+	H_MESSAGE,
+	H_DRAFT,
+	H_ATTACH_TABLE, /* attachments of a stored message (mid, cursor num) */
+	H_ATTACH,	/* an attachment of a stored message (mid, num) */
+	H_ATTACH_DRAFT, /* a new attachment of the draft handle `parent` */
+	H_STREAM,	/* a property's bytes being read (data, len, pos) */
+	H_AB_TABLE,	/* the global address list (cursor pos) */
+	H_NOTIFY,	/* a notification subscription on folder */
+};
+
+/* An attachment saved into a draft (owned). */
+struct draft_attach {
+	uint8_t kind;
+	char *name;
+	uint8_t *data;
+	uint32_t len;
+};
 
 struct draft_prop {
-	struct mb_prop p;   /* bytes owned (malloc'd) */
+	struct mb_prop p; /* bytes owned (malloc'd) */
 };
 
 struct handle {
 	uint32_t id;
 	uint8_t kind;
-	uint32_t folder;            /* local folder number */
-	uint64_t mid;               /* H_MESSAGE */
+	uint32_t folder; /* local folder number */
+	uint64_t mid;	 /* H_MESSAGE */
 	uint16_t ncols;
 	uint32_t cols[MB_PROTO_MAX_PROPS];
-	struct mb_scan_pos pos;     /* contents cursor */
-	uint32_t hier_after;        /* hierarchy cursor */
+	struct mb_scan_pos pos; /* contents cursor */
+	uint32_t hier_after;	/* hierarchy cursor */
 	bool hier_done;
-	uint16_t nprops;            /* drafts and changes to open messages */
+	uint16_t nprops; /* drafts and changes to open messages */
 	struct draft_prop *props;
+	uint16_t num;	    /* H_ATTACH: its number; H_ATTACH_TABLE: cursor */
+	uint32_t parent;    /* H_ATTACH_DRAFT: the draft's handle id */
+	uint8_t *data;	    /* H_STREAM: the bytes (owned) */
+	uint32_t len, spos; /* H_STREAM: size, read position; H_AB_TABLE: spos */
+	uint16_t natt;	    /* H_DRAFT: saved attachments */
+	struct draft_attach *att;
 };
 
 struct session {
 	bool logged_on;
-	int user;                   /* topology index */
+	int user; /* topology index */
 	uint32_t mailbox;
-	int db;                     /* home database, 1-based */
-	uint32_t flags;             /* granted MB_LOGON_F_* */
+	int db;		/* home database, 1-based */
+	uint32_t flags; /* granted MB_LOGON_F_* */
 	bool nonce_valid;
 	uint8_t nonce[MB_NONCE_LEN];
-	struct handle **handles;    /* MB_MAX_HANDLES slots, allocated on first use */
+	struct handle **handles; /* MB_MAX_HANDLES slots, allocated on first use */
 };
 
 struct submit_state {
-	int ndb;                    /* databases with recipients */
-	int *dbs;                   /* their numbers */
-	int phase;                  /* 0: Sent Items; k: delivery to dbs[k-1] */
+	int ndb;   /* databases with recipients */
+	int *dbs;  /* their numbers */
+	int phase; /* 0: Sent Items; k: delivery to dbs[k-1] */
 	int nrcpt;
-	int *rcpt;                  /* user indices, deduplicated */
+	int *rcpt; /* user indices, deduplicated */
 	uint64_t sent_mid;
-	struct mb_delivery *dl;     /* nrcpt */
+	struct mb_delivery *dl; /* nrcpt */
 	int ndl;
 	/* the message to deliver (copied into the request arena) */
 	struct mb_prop *props;
 	uint16_t nprops;
 	const uint8_t *body;
 	uint32_t body_len;
+	struct mb_attach_in *attach; /* in the request arena */
+	uint16_t nattach;
 };
 
 struct mb_event_out {
@@ -89,19 +118,19 @@ struct req {
 	struct mb_store *st;
 	struct conn *conn;
 	struct session *sess;
-	uint8_t *payload;           /* decompressed request payload (owned) */
+	uint8_t *payload; /* decompressed request payload (owned) */
 	size_t payload_len;
-	size_t wire_in;             /* bytes of the request frame on the wire */
+	size_t wire_in; /* bytes of the request frame on the wire */
 	struct mb_arena *arena;
 	struct mb_request rq;
 	struct mb_op_reply *res;
-	uint64_t *op_ns;            /* per-op execution time */
+	uint64_t *op_ns; /* per-op execution time */
 	int next_op;
 	int cur_db;
 	atomic_int pending;
 	atomic_int commit_err;
 	int delay_ms;
-	int frame_err;              /* non-zero: answer with an ERROR frame */
+	int frame_err; /* non-zero: answer with an ERROR frame */
 	uint64_t t_recv;
 	size_t reply_budget;
 	struct submit_state *sub;
@@ -113,7 +142,7 @@ struct req {
 /* One owner thread per database. */
 struct dbw {
 	struct mb_store *st;
-	int index;                  /* database number, 1-based */
+	int index; /* database number, 1-based */
 	int sg;
 	struct mb_db *db;
 	struct mb_schema *schema;
@@ -124,12 +153,14 @@ struct dbw {
 	bool stop;
 	struct mb_buf *tmp;
 	struct mb_val val, val2;
+	int offline_rc; /* db and schema NULL: why (its group could not be
+			   recovered); written only while workers are paused */
 };
 
 /* Counters updated from any thread. */
 struct store_counters {
-	atomic_uint_fast64_t deliveries_db;     /* once per message per database */
-	atomic_uint_fast64_t deliveries_rcpt;   /* once per recipient */
+	atomic_uint_fast64_t deliveries_db;   /* once per message per database */
+	atomic_uint_fast64_t deliveries_rcpt; /* once per recipient */
 	atomic_uint_fast64_t commits;
 	atomic_uint_fast64_t commit_errors;
 };
@@ -138,28 +169,37 @@ struct mb_store {
 	struct mb_store_opts o;
 	struct mb_topology *topo;
 	struct mb_io *io;
+	struct mb_fault *fault;	 /* every engine I/O goes through it (run --fault) */
+	uint8_t salt_secret[32]; /* keys the salts of unknown user names */
 	struct mb_cache *cache;
 	int nsg;
 	struct mb_sg **sgs;
 	int ndb;
-	struct dbw *w;              /* ndb workers, w[i].index = i + 1 */
+	struct dbw *w; /* ndb workers, w[i].index = i + 1 */
 	struct store_counters c;
 	/* done queue (workers -> loop) */
 	pthread_mutex_t done_mu;
 	struct req *done_head, *done_tail;
-	/* the rest belongs to the loop thread: see server.c */
+	/* pausing every worker between requests (storage-group recovery) */
+	pthread_mutex_t pause_mu;
+	pthread_cond_t pause_cv;
+	atomic_bool pause;
+	int paused;
+	/* the rest belongs to the loop thread: see loop.h */
 	void *loop_state;
 };
 
 /* ops.c: run a request's operations on worker w from req->next_op until it
- * is finished (then release the execution token) or must move to another
- * database (then it is queued there). */
-void mb_ops_execute(struct dbw *w, struct req *r);
+ * is finished (returns 0: the caller releases the execution token) or must
+ * move to another database (returns that database's number: the caller
+ * queues it there).  It never queues a request itself. */
+int mb_ops_execute(struct dbw *w, struct req *r);
 /* Free a session's handles (loop thread, or the owner of its request). */
 void mb_session_clear(struct session *s);
-/* Queue a request on database db's worker (any thread). */
+/* queue.c: queue a request on database db's worker (any thread). */
 void mb_store_enqueue(struct mb_store *st, int db, struct req *r);
-/* Drop one reference of pending; at zero the request goes to the loop. */
+/* queue.c: drop one reference of pending; at zero the request goes to the
+ * loop's done queue. */
 void mb_req_release(struct req *r);
 
 #endif

@@ -34,7 +34,7 @@ int mb_stress_marker_write(struct mb_io *io, const char *dir, json_t *j);
 /* The state every worker thread starts from. */
 struct mb_stress_thread {
 	struct mb_stress_slot *slot;
-	struct mb_rng rng;
+	uint64_t rng;		   /* core/rng.h state */
 	struct mb_stress_gen *gen; /* NULL without a mix (an auxiliary thread) */
 	char *pool;		   /* pool_bytes of generated text, writes copy from it */
 };

@@ -1,8 +1,8 @@
 /* iomode.c: I/O mode of the storage test and its test files (see iomode.h).
  * Invariants: every transfer goes through the engine's I/O layer (mb_io);
  * a page on disk always carries a valid header and CRC (the engine's own
- * mb_page_crc, db.h) unless the storage lost or corrupted it; ready.json is written (atomically) only after every
- * file is complete and synced. */
+ * mb_page_crc, db.h) unless the storage lost or corrupted it; ready.json is written (atomically)
+ * only after every file is complete and synced. */
 #include "stress/iomode.h"
 #include "core/content.h"
 #include "core/error.h"
@@ -108,8 +108,9 @@ int mb_iomode_page_check(const void *page, unsigned page_size, unsigned file_no,
 	return check(page, page_size, file_no, page_no, true, why, len);
 }
 
-int mb_iomode_page_check_header(const void *page, unsigned page_size, unsigned file_no,
-				uint64_t page_no, char *why, size_t len)
+/* mb_iomode_page_check without the CRC: magic, page size, page and file number only. */
+static int mb_iomode_page_check_header(const void *page, unsigned page_size, unsigned file_no,
+				       uint64_t page_no, char *why, size_t len)
 {
 	return check(page, page_size, file_no, page_no, false, why, len);
 }
@@ -316,8 +317,6 @@ fail:
 	return rc;
 }
 
-uint64_t mb_iomode_log_bytes(const struct mb_iomode *m) { return m->cfg.log_bytes; }
-
 bool mb_iomode_reused(const struct mb_iomode *m) { return m->reused; }
 
 /* ---- the worker ---- */
@@ -352,9 +351,9 @@ static int w_start(void *ctx, int idx, struct mb_stress_slot *slot, void **ts)
 		return MB_ENOMEM;
 	w->m = m;
 	struct mb_stress_mix mix = {.read_pct = m->cfg.read_pct};
-	int rc = mb_stress_thread_init(&w->t, idx, slot, idx < 0 ? NULL : &mix, true,
-				       m->cfg.databases, m->cfg.pages_per_db,
-				       POOL_BYTES + m->cfg.page_size);
+	int rc =
+	    mb_stress_thread_init(&w->t, idx, slot, idx < 0 ? NULL : &mix, true, m->cfg.databases,
+				  m->cfg.pages_per_db, POOL_BYTES + m->cfg.page_size);
 	w->buf = mb_io_alloc(idx < 0 ? MB_IOMODE_LOG_IO : m->cfg.page_size);
 	w->wbuf = idx < 0 ? NULL : mb_io_alloc(m->cfg.page_size);
 	if (!rc && (!w->buf || (idx >= 0 && !w->wbuf)))
@@ -408,7 +407,8 @@ static int w_step(void *ts)
 	int rc = mb_file_write(f, w->wbuf, ps, off);
 	uint64_t t1 = mb_io_now_ns();
 	if (rc) {
-		mb_stress_slot_error(w->t.slot, m->db_path[st.db], off, rc, "database write failed");
+		mb_stress_slot_error(w->t.slot, m->db_path[st.db], off, rc,
+				     "database write failed");
 		return rc;
 	}
 	mb_stress_slot_record(w->t.slot, MB_XFER_DB_WRITE, t1 - t0, ps);

@@ -55,8 +55,6 @@ struct mb_iomode;
  * sentence on failure. */
 int mb_iomode_open(const struct mb_iomode_cfg *cfg, struct mb_iomode **out, char *msg, size_t len);
 void mb_iomode_close(struct mb_iomode *m);
-/* Size of the log file in bytes. */
-uint64_t mb_iomode_log_bytes(const struct mb_iomode *m);
 /* True when the last open found valid files and reused them. */
 bool mb_iomode_reused(const struct mb_iomode *m);
 /* The worker to hand to mb_stress_run_phase (valid while m is open). */
@@ -72,8 +70,5 @@ void mb_iomode_page_fill(void *page, unsigned page_size, unsigned file_no, uint6
 /* 0, or MB_ECORRUPT with a reason in why. */
 int mb_iomode_page_check(const void *page, unsigned page_size, unsigned file_no, uint64_t page_no,
 			 char *why, size_t len);
-/* The same without the CRC: magic, page size, page and file number only. */
-int mb_iomode_page_check_header(const void *page, unsigned page_size, unsigned file_no,
-				uint64_t page_no, char *why, size_t len);
 
 #endif

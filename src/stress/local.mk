@@ -7,14 +7,9 @@ src_stress_libmbstress_a_SOURCES = \
 	src/stress/runner.c src/stress/runner.h \
 	src/stress/files.c src/stress/files.h \
 	src/stress/iomode.c src/stress/iomode.h \
-	src/stress/txnmode.c src/stress/txnmode.h \
-	src/stress/cmd_storage_test.c
+	src/stress/txnmode.c src/stress/txnmode.h
 
-check_PROGRAMS += tests/unit/test_stress
-TESTS += tests/unit/test_stress
-tests_unit_test_stress_SOURCES = tests/unit/test_stress.c
-tests_unit_test_stress_CFLAGS = $(MBTEST_CFLAGS)
-tests_unit_test_stress_LDADD = $(MBTEST_LIBS)
+MB_UNIT_TESTS += tests/unit/test_stress
 
 TESTS += tests/integration/storage_test.sh
-EXTRA_DIST += tests/integration/storage_test.sh bench/storage-vs-fio.sh
+EXTRA_DIST += tests/integration/storage_test.sh

@@ -139,6 +139,11 @@ int mb_stress_run_phase(const struct mb_stress_worker *w, struct mb_stress_acct 
 		if (!warm && now >= warm_at) {
 			warm = true;
 			warm_drain = now;
+			/* the measured window is the full duration from the moment
+			 * the warm-up really ended (a late wake-up on a loaded
+			 * machine would otherwise shorten it) */
+			if (duration_s > 0)
+				end_at = now + (uint64_t)(duration_s * 1e9);
 		}
 		if (now >= end_at || mb_stress_acct_errors(acct) || atomic_load(&p.failed)) {
 			end_drain = now;

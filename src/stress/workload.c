@@ -8,54 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-void mb_rng_seed(struct mb_rng *r, uint64_t seed)
-{
-	/* splitmix64 of the seed, so that nearby seeds diverge; never 0 */
-	uint64_t z = seed + 0x9e3779b97f4a7c15ULL;
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	z ^= z >> 31;
-	r->s = z ? z : 0x2545f4914f6cdd1dULL;
-}
-
-uint64_t mb_rng_next(struct mb_rng *r)
-{
-	uint64_t x = r->s;
-	x ^= x >> 12;
-	x ^= x << 25;
-	x ^= x >> 27;
-	r->s = x;
-	return x * 0x2545f4914f6cdd1dULL;
-}
-
-uint64_t mb_rng_below(struct mb_rng *r, uint64_t n)
-{
-	if (n == 0)
-		return 0;
-	/* Lemire's multiply-shift; the bias is below 2^-32 for our ranges */
-	return (uint64_t)(((unsigned __int128)mb_rng_next(r) * n) >> 64);
-}
-
-double mb_rng_unit(struct mb_rng *r)
-{
-	return (double)(mb_rng_next(r) >> 11) * (1.0 / 9007199254740992.0);
-}
-
-void mb_rng_fill(struct mb_rng *r, void *buf, size_t len)
-{
-	unsigned char *p = buf;
-	while (len >= 8) {
-		uint64_t v = mb_rng_next(r);
-		memcpy(p, &v, 8);
-		p += 8;
-		len -= 8;
-	}
-	if (len) {
-		uint64_t v = mb_rng_next(r);
-		memcpy(p, &v, len);
-	}
-}
-
 struct mb_stress_gen {
 	struct mb_stress_mix mix;
 	double cum[MB_SOP_COUNT]; /* cumulative fractions of the transaction mix */
@@ -64,7 +16,7 @@ struct mb_stress_gen {
 	bool pinned;
 	unsigned pin;
 	uint64_t first, count;
-	struct mb_rng rng;
+	uint64_t rng;
 };
 
 static bool pct_ok(double v) { return isfinite(v) && v >= 0.0 && v <= 100.0; }
@@ -167,14 +119,18 @@ bool mb_stress_verdict(const struct mb_stress_figures *f, const struct mb_stress
 		snprintf(why, len, "no I/O was measured");
 		return false;
 	}
-	if (f->db_read.count && !(f->db_read.avg < lim->db_read_avg_ms_max)) {
-		snprintf(why, len, "database read average %.3f ms is not below %g ms",
-			 f->db_read.avg, lim->db_read_avg_ms_max);
+	char th[48];
+	if (mb_threshold_eval(&lim->db_read, f->db_read.count > 0, f->db_read.avg) ==
+	    MB_VERDICT_FAIL) {
+		mb_threshold_text(&lim->db_read, MB_C_STRESS_READ_MS, th, sizeof(th));
+		snprintf(why, len, "database read average %.3f ms is not %s ms", f->db_read.avg,
+			 th);
 		return false;
 	}
-	if (f->log_write.count && !(f->log_write.avg < lim->log_write_avg_ms_max)) {
-		snprintf(why, len, "log write average %.3f ms is not below %g ms", f->log_write.avg,
-			 lim->log_write_avg_ms_max);
+	if (mb_threshold_eval(&lim->log_write, f->log_write.count > 0, f->log_write.avg) ==
+	    MB_VERDICT_FAIL) {
+		mb_threshold_text(&lim->log_write, MB_C_STRESS_LOG_MS, th, sizeof(th));
+		snprintf(why, len, "log write average %.3f ms is not %s ms", f->log_write.avg, th);
 		return false;
 	}
 	return true;

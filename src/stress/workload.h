@@ -13,18 +13,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* ---- random numbers: xorshift64*, one state per thread ---- */
-struct mb_rng {
-	uint64_t s;
-};
-void mb_rng_seed(struct mb_rng *r, uint64_t seed);
-uint64_t mb_rng_next(struct mb_rng *r);
-/* Uniform in [0, n); 0 when n is 0. */
-uint64_t mb_rng_below(struct mb_rng *r, uint64_t n);
-/* Uniform in [0, 1). */
-double mb_rng_unit(struct mb_rng *r);
-/* Fill len bytes with pseudo-random data. */
-void mb_rng_fill(struct mb_rng *r, void *buf, size_t len);
+#include "core/options.h"
+#include "core/threshold.h"
+#include "core/rng.h"
+
+/* Random numbers: core/rng.h (one 8-byte state per thread). */
 
 /* ---- the workload generator ---- */
 enum mb_stress_op {
@@ -83,13 +76,15 @@ struct mb_stress_figures {
 	uint64_t transactions; /* transactions mode: committed transactions */
 };
 
+/* The two latency thresholds (core/threshold.h: the counters
+ * stress_db_read_ms and stress_log_write_ms of the threshold set). */
 struct mb_stress_limits {
-	double db_read_avg_ms_max; /* pass when the average is strictly below */
-	double log_write_avg_ms_max;
+	struct mb_threshold db_read;   /* default "< 20" */
+	struct mb_threshold log_write; /* default "< 10" */
 };
 
 /* Pass when there were no errors, some I/O was measured, and each measured
- * average is below its limit.  why gets the first reason for a failure
+ * average meets its threshold.  why gets the first reason for a failure
  * (or "" on pass).  Returns true on pass. */
 bool mb_stress_verdict(const struct mb_stress_figures *f, const struct mb_stress_limits *lim,
 		       char *why, size_t len);
@@ -108,8 +103,8 @@ struct mb_tune_step {
 	bool pass;
 };
 
-#define MB_TUNE_MIN_GAIN 0.05 /* IOPS "stop growing" below +5% */
-#define MB_TUNE_MAX_THREADS 64
+#define MB_TUNE_MIN_GAIN 0.05			  /* IOPS "stop growing" below +5% */
+#define MB_TUNE_MAX_THREADS MB_STRESS_THREADS_MAX /* core/options.h: one range */
 
 /* The stopping rule.  steps[0..n-1] are the measurements so far, in order
  * (thread counts rising).  Returns true when tuning should go on and sets

@@ -41,8 +41,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				mb_buf_reset(enc);
 				if (mb_request_encode_payload(enc, &rq) == 0) {
 					mb_arena_reset(arena2);
-					(void)mb_request_decode(mb_buf_data(enc), mb_buf_len(enc), 0,
-								arena2, &rq);
+					(void)mb_request_decode(mb_buf_data(enc), mb_buf_len(enc),
+								0, arena2, &rq);
 				}
 			}
 			mb_arena_reset(arena);

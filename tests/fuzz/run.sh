@@ -1,35 +1,76 @@
 #!/bin/sh
-# run.sh: build the frame-decoder fuzz harness with clang (libFuzzer +
-# AddressSanitizer + UBSan) and run it for N seconds (default 60) on a copy
-# of the seed corpus.  Exit 0 when no crash was found, 77 when clang or
-# libFuzzer is unavailable, 1 on a crash (the reproducer is kept in OUT).
-# Usage: tests/fuzz/run.sh [SECONDS] [OUTDIR]
+# run.sh: build the fuzz harnesses with clang (libFuzzer + AddressSanitizer
+# + UBSan) and run each for N seconds (default 60) on a copy of its seed
+# corpus: fuzz_frame (the frame decoder and payload codecs, corpus/) and
+# fuzz_imap (the IMAP response parser, corpus-imap/).  Exit 0 when no crash
+# was found, 77 when clang or libFuzzer is unavailable (skipped), 1 on a
+# crash (the reproducer is kept in OUT).
+# Usage: tests/fuzz/run.sh [SECONDS] [OUTDIR] [HARNESS]
 set -eu
 secs=${1:-60}
+only=${3:-}
 here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/../.." && pwd)
 if [ -n "${2:-}" ]; then out=$2; keep=1; else out=$(mktemp -d "${TMPDIR:-/tmp}/mb-fuzz.XXXXXX"); keep=0; fi
 command -v clang >/dev/null 2>&1 || { echo "run.sh: clang not found: skipped"; exit 77; }
-mkdir -p "$out/corpus"
-cp "$here"/corpus/* "$out/corpus/" 2>/dev/null || true
-# config.h is only needed for _GNU_SOURCE-style defines; the codec needs none
-if ! clang -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined \
-	-I"$src/src" -I"$src" \
-	"$here/fuzz_frame.c" "$src/src/proto/proto.c" "$src/src/proto/buf.c" \
-	"$src/src/core/error.c" -llz4 -o "$out/fuzz_frame" 2>"$out/build.log"; then
-	cat "$out/build.log"
-	echo "run.sh: could not build with -fsanitize=fuzzer: skipped"
+flags="-std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -I$src/src -I$src"
+# libFuzzer present?  (a harness that then fails to build is a failure)
+mkdir -p "$out"
+printf 'int LLVMFuzzerTestOneInput(const unsigned char *d, unsigned long n);\nint LLVMFuzzerTestOneInput(const unsigned char *d, unsigned long n) { (void)d; (void)n; return 0; }\n' >"$out/probe.c"
+# shellcheck disable=SC2086
+if ! clang $flags "$out/probe.c" -o "$out/probe" >"$out/probe.log" 2>&1; then
+	cat "$out/probe.log"
+	echo "run.sh: clang cannot build with -fsanitize=fuzzer: skipped"
 	[ "$keep" = 1 ] || rm -rf "$out"
 	exit 77
 fi
-cd "$out"
-if ./fuzz_frame -max_total_time="$secs" -max_len=65536 -rss_limit_mb=1024 \
-	-print_final_stats=1 corpus >fuzz.log 2>&1; then
-	tail -n 12 fuzz.log
-	echo "run.sh: no crash in ${secs}s"
-	cd / && [ "$keep" = 1 ] || rm -rf "$out"
-	exit 0
+
+# build NAME CORPUS SOURCES... LIBS: 0 built, 1 not
+build() {
+	name=$1; corpus=$2; shift 2
+	mkdir -p "$out/$name.corpus"
+	cp "$here/$corpus"/* "$out/$name.corpus/" 2>/dev/null || true
+	# shellcheck disable=SC2086
+	if ! clang $flags "$@" -o "$out/$name" 2>"$out/$name.build.log"; then
+		cat "$out/$name.build.log"
+		echo "run.sh: $name does not build"
+		return 1
+	fi
+}
+
+# fuzz NAME: 0 no crash, 1 crash
+fuzz() {
+	name=$1
+	if (cd "$out" && "./$name" -max_total_time="$secs" -max_len=65536 -rss_limit_mb=1024 \
+		-print_final_stats=1 "$name.corpus" >"$name.log" 2>&1); then
+		tail -n 12 "$out/$name.log"
+		echo "run.sh: $name: no crash in ${secs}s"
+		return 0
+	fi
+	tail -n 40 "$out/$name.log"
+	echo "run.sh: $name: CRASH: reproducer and log in $out"
+	return 1
+}
+
+status=0
+for h in fuzz_frame fuzz_imap; do
+	[ -z "$only" ] || [ "$only" = "$h" ] || continue
+	case $h in
+	fuzz_frame)
+		set -- "$here/fuzz_frame.c" "$src/src/proto/proto.c" "$src/src/proto/buf.c" \
+			"$src/src/core/error.c" -llz4
+		corpus=corpus ;;
+	fuzz_imap)
+		set -- "$here/fuzz_imap.c" "$src/src/load/imapparse.c" "$src/src/load/crlf.c"
+		corpus="corpus-imap" ;;
+	esac
+	if build "$h" "$corpus" "$@"; then
+		fuzz "$h" || status=1
+	else
+		status=1
+	fi
+done
+if [ "$status" = 0 ]; then
+	[ "$keep" = 1 ] || rm -rf "$out"
 fi
-tail -n 40 fuzz.log
-echo "run.sh: CRASH: reproducer and log in $out"
-exit 1
+exit "$status"

@@ -24,7 +24,9 @@ echo "$out" | grep -q "clean" || fail "not clean"
 off=$((5 * 4096 + 100))
 b=$(od -An -tu1 -j $off -N1 "$T/data/sg1/db01.mdb" | tr -d ' ')
 nb=$(( (b + 1) % 256 ))
-printf "$(printf '\\%03o' $nb)" | dd of="$T/data/sg1/db01.mdb" bs=1 seek=$off conv=notrunc 2>/dev/null
+# the format is the byte itself, as an octal escape
+# shellcheck disable=SC2059
+printf "$(printf '\\%03o' "$nb")" | dd of="$T/data/sg1/db01.mdb" bs=1 seek=$off conv=notrunc 2>/dev/null
 out=$(timeout 60 "$MAILBENCH" check --data "$T/data"); rc=$?
 echo "$out"
 [ $rc -eq 1 ] || fail "corrupt data: exit $rc, want 1"

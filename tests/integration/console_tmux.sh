@@ -9,7 +9,8 @@
 # missing.  Also: the overview's legend (full published headings, this
 # run's client mode; scrolled into view on short screens), uncut header
 # cells at 160 columns, a saved threshold reloaded by the next console, a
-# live resize, quitting with q (asks on every screen while a run is
+# live resize, the topology screen (storage groups, databases, users),
+# quitting with q (asks on every screen while a run is
 # active; n keeps the run) and by SIGTERM during a run.  Bounded: every wait has a timeout;
 # cleanup by trap.
 set -u
@@ -32,28 +33,12 @@ cleanup() {
 	rm -rf "$T"
 }
 trap cleanup EXIT INT TERM
+. "$(dirname "$0")/console_lib.sh"
 
-fail() {
-	echo "FAIL: $*"
-	echo "---- screen ----"
-	$TM capture-pane -p -t mb 2>/dev/null
-	exit 1
-}
 
-screen() { $TM capture-pane -p -t mb; }
 
 # wait_for TEXT SECONDS
-wait_for() {
-	n=0
-	while [ "$n" -lt $(($2 * 4)) ]; do
-		if screen | grep -q -- "$1"; then return 0; fi
-		sleep 0.25
-		n=$((n + 1))
-	done
-	fail "'$1' did not appear within $2 s"
-}
 
-keys() { $TM send-keys -t mb "$@"; sleep 0.3; }
 
 LABELS="users
 % processor time
@@ -165,8 +150,8 @@ run_case() {
 		grep -q "^not shown at this width: (a)" "$T/screen" ||
 		fail "the legend does not show the full published heading of (a)"
 	# (wrapped on narrow screens)
-	grep -q "^live: this run, last 10 seconds: " "$T/screen" &&
-		grep -q "online, compression on" "$T/screen" ||
+	{ grep -q "^live: this run, last 10 seconds: " "$T/screen" &&
+		grep -q "online, compression on" "$T/screen"; } ||
 		fail "the legend does not name this run's client mode"
 	if [ "$cols" -ge 160 ]; then
 		# wide: the header cells have room for the published platforms
@@ -210,6 +195,12 @@ run_case() {
 	keys l
 	wait_for "load done" 60
 	ls "$T"/data/runs/*.json >/dev/null 2>&1 || fail "no saved run"
+	# the topology screen: 8 users in the scenario's storage groups
+	keys T
+	wait_for "^storage group 1 " 5
+	screen | grep -q "^initialised .* for scenario online, scale 0.01" || fail "topology: no scenario line"
+	screen | grep -q "^8 users, " || fail "topology: not 8 users"
+	screen | grep -q "^  database 01 " || fail "topology: no database row"
 	# pin the newest saved run
 	keys r
 	wait_for "pin/unpin" 5
@@ -257,7 +248,7 @@ run_case() {
 	[ -s "$T/exit" ] || fail "the console did not quit"
 	[ "$(cat "$T/exit")" = 0 ] || fail "the console exited with $(cat "$T/exit")"
 	sleep 0.5
-	left=$(pgrep -a -x mailbench 2>/dev/null | grep -F "$T/" | wc -l)
+	left=$(pgrep -a -x mailbench 2>/dev/null | grep -c -F "$T/")
 	[ "$left" -eq 0 ] || fail "$left mailbench process(es) left: $(pgrep -a -x mailbench | grep -F "$T/")"
 	$TM kill-session -t mb
 	echo "   ok"

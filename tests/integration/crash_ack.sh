@@ -5,7 +5,10 @@
 # the store is SIGKILLed mid-load and restarted on the same port (the load
 # engine reconnects with backoff), the load is stopped, and
 # `mailbench check --ack-log` must find every acknowledged create that was
-# not deleted, and no acknowledged delete.  Bounded by timeouts (~30 s).
+# not deleted, and no acknowledged delete.  Each step waits for its event
+# (acks before the kill, the store listening again, acks after it), bounded
+# by generous limits, never for a fixed time; on failure the logs are
+# printed.
 set -u
 MAILBENCH=${MAILBENCH:-./mailbench}
 T=$(mktemp -d "${TMPDIR:-/tmp}/mb-crash.XXXXXX")
@@ -13,7 +16,19 @@ LOAD_PID=
 . "$(dirname "$0")/load_lib.sh"
 trap load_cleanup EXIT
 load_need
-fail() { echo "FAIL: $*"; echo "--- store log"; tail -20 "$T/store.log"; exit 1; }
+fail() {
+	echo "FAIL: $*"
+	for f in store.log load.out load.err check.out; do
+		[ -f "$T/$f" ] && { echo "--- $f"; tail -30 "$T/$f"; }
+	done
+	exit 1
+}
+# acknowledged creates in the ack log so far
+acks() {
+	local c
+	c=$(grep -c '^+' "$T/ack.log" 2>/dev/null)
+	echo "${c:-0}"
+}
 
 timeout 120 "$MAILBENCH" init -s online --users 16 --scale 0.02 --data "$T/data" >"$T/init.log" 2>&1 \
 	|| { cat "$T/init.log"; fail "init"; }
@@ -30,44 +45,58 @@ actions_per_day = {
 	journal_applications = 0; logoff = 0; browse_contacts = 0; create_contact = 300;
 };
 CFG
-timeout 90 "$MAILBENCH" load -s "$T/lab-crash.cfg" --target "127.0.0.1:$port" \
-	--topology "$T/data/topology.json" --users 16 --accel 40 --duration 60 --ramp 0.5 \
+timeout 900 "$MAILBENCH" load -s "$T/lab-crash.cfg" --target "127.0.0.1:$port" \
+	--topology "$T/data/topology.json" --users 16 --accel 40 --duration 600 --ramp 0.5 \
 	--threads 2 --ack-log "$T/ack.log" >"$T/load.out" 2>"$T/load.err" &
 LOAD_PID=$!
-sleep 4
-kill -0 "$LOAD_PID" 2>/dev/null || { cat "$T/load.out" "$T/load.err"; fail "load died"; }
-before=$(grep -c '^+' "$T/ack.log" || true)
-[ "$before" -gt 0 ] || fail "no acknowledged creates before the crash"
+# 100 acknowledged creates (up to 60 s on a loaded machine)
+n=0
+while [ "$(acks)" -lt 100 ] && [ "$n" -lt 600 ]; do
+	kill -0 "$LOAD_PID" 2>/dev/null || fail "load died"
+	sleep 0.1
+	n=$((n + 1))
+done
+[ "$(acks)" -gt 0 ] || fail "no acknowledged creates before the crash"
 store_kill
+before=$(acks) # none can come while the store is down
 sleep 1
 # restart on the same port: recovery, then the load engine reconnects
-for i in $(seq 1 50); do
+for _ in $(seq 1 50); do
 	"$MB_STORE_BIN" store --data "$T/data" --listen "127.0.0.1:$port" >>"$T/store.log" 2>&1 &
 	STORE_PID=$!
-	for j in $(seq 1 50); do
+	# recovery may take long on a loaded machine: wait while it lives
+	for _ in $(seq 1 600); do
 		port_open "$port" && break 2
 		kill -0 "$STORE_PID" 2>/dev/null || break
 		sleep 0.1
 	done
+	kill -KILL "$STORE_PID" 2>/dev/null
 	wait "$STORE_PID" 2>/dev/null
 	STORE_PID=
 	sleep 0.2
 done
 [ -n "$STORE_PID" ] || fail "store restart"
-sleep 4
+# 100 new acknowledged creates: the load engine reconnected (its backoff
+# reaches 10 s between tries; up to 90 s)
+n=0
+while [ "$(acks)" -lt $((before + 100)) ] && [ "$n" -lt 900 ]; do
+	kill -0 "$LOAD_PID" 2>/dev/null || fail "load died after the restart"
+	sleep 0.1
+	n=$((n + 1))
+done
 kill -TERM "$LOAD_PID"
-timeout 30 tail --pid="$LOAD_PID" -f /dev/null
+timeout 60 tail --pid="$LOAD_PID" -f /dev/null
 wait "$LOAD_PID"
 rc=$?
 LOAD_PID=
 cat "$T/load.out"
-[ "$rc" -eq 0 ] || { cat "$T/load.err"; fail "load exited $rc"; }
+[ "$rc" -eq 0 ] || fail "load exited $rc"
 grep -q "lost [1-9]" "$T/load.out" || fail "the load engine did not see the connections drop"
 grep -q "reconnects [1-9]" "$T/load.out" || fail "the load engine did not reconnect"
-after=$(grep -c '^+' "$T/ack.log")
+after=$(acks)
 [ "$after" -gt "$before" ] || fail "no acknowledged creates after the restart"
 store_stop
-timeout 60 "$MAILBENCH" check --data "$T/data" --ack-log "$T/ack.log" >"$T/check.out" 2>&1
+timeout 120 "$MAILBENCH" check --data "$T/data" --ack-log "$T/ack.log" >"$T/check.out" 2>&1
 rc=$?
 cat "$T/check.out"
 [ "$rc" -eq 0 ] || fail "check --ack-log exited $rc"

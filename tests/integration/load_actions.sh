@@ -13,7 +13,13 @@ T=$(mktemp -d "${TMPDIR:-/tmp}/mb-load.XXXXXX")
 . "$(dirname "$0")/load_lib.sh"
 trap load_cleanup EXIT
 load_need
-fail() { echo "FAIL: $*"; echo "--- store log"; tail -20 "$T/store.log"; exit 1; }
+fail() {
+	echo "FAIL: $*"
+	for f in "$T"/*.err; do [ -s "$f" ] && { echo "--- $f"; tail -20 "$f"; }; done
+	echo "--- store log"
+	tail -20 "$T/store.log"
+	exit 1
+}
 
 # run_load MODE THREADS: the load engine with $T/lab-MODE.cfg, 12 users for
 # 8 s at 50x; its summary in $T/MODE.out (printed), and it must exit 0
@@ -31,6 +37,7 @@ expect_done() {
 	local mode=$1 a
 	shift
 	for a in "$@"; do
+		# shellcheck disable=SC2046 # split into the row\'s numbers
 		set -- $(row "$a" "$T/$mode.out")
 		[ $# -eq 3 ] || fail "no row for '$a'"
 		[ "$2" -gt 0 ] || fail "$mode '$a': none done ($*)"
@@ -51,11 +58,11 @@ expect_accounted() {
 
 # bad input: a clear error and exit code 2, before anything starts
 "$MAILBENCH" load -s online --target nowhere --topology /nonexistent >/dev/null 2>"$T/err"
-[ $? -eq 2 ] && grep -q -- "--target" "$T/err" || fail "bad --target: not exit 2"
+{ [ $? -eq 2 ] && grep -q -- "--target" "$T/err"; } || fail "bad --target: not exit 2"
 "$MAILBENCH" load -s online --target 127.0.0.1:1 --topology /nonexistent >/dev/null 2>"$T/err"
-[ $? -eq 2 ] && grep -q "nonexistent" "$T/err" || fail "unreadable topology: not exit 2"
+{ [ $? -eq 2 ] && grep -q "nonexistent" "$T/err"; } || fail "unreadable topology: not exit 2"
 "$MAILBENCH" load -s online --target 127.0.0.1:1 --topology x --accel -1 >/dev/null 2>"$T/err"
-[ $? -eq 2 ] && grep -q -- "--accel" "$T/err" || fail "bad --accel: not exit 2"
+{ [ $? -eq 2 ] && grep -q -- "--accel" "$T/err"; } || fail "bad --accel: not exit 2"
 
 timeout 120 "$MAILBENCH" init -s online --users 12 --scale 0.02 --data "$T/data" >"$T/init.log" 2>&1 \
 	|| { cat "$T/init.log"; fail "init"; }
@@ -97,12 +104,45 @@ expect_done cached "send mail" "process inbox" "check free/busy" "request meetin
 expect_accounted cached
 grep -q " 0 ops failed)" "$T/cached.out" || fail "cached: operations failed"
 line=$(grep "^cached mode:" "$T/cached.out") || fail "no cached-mode line"
+# shellcheck disable=SC2046 # split into the row\'s numbers
 set -- $(echo "$line" | tr -c '0-9\n' ' ')
 # syncs, items, local reads, notifications
 [ "$1" -gt 0 ] || fail "no syncs"
 [ "$2" -gt 0 ] || fail "no items synced (full download at logon)"
 [ "$3" -gt 0 ] || fail "no local reads"
 [ "$4" -gt 0 ] || fail "no new-mail notifications"
+
+# the null target: the same engine without I/O; a user range runs its
+# slice (logons = its users); the accounts file init wrote serves as well
+# (no logoff there, so each user logs on once; at accel 1000 every action
+# arrives several times in 3 s whatever the seed's schedule)
+cat >"$T/lab-null.cfg" <<CFG
+base = "$T/lab-online.cfg";
+actions_per_day = { logoff = 0; };
+CFG
+timeout 60 "$MAILBENCH" load -s "$T/lab-null.cfg" --target null --topology "$T/data/accounts.json" \
+	--users 12 --user-range 4-7 --accel 1000 --duration 3 --ramp 0 >"$T/null.out" 2>&1 \
+	|| { cat "$T/null.out"; fail "load --target null"; }
+grep -q "(users 4-7 of 12), target null" "$T/null.out" || { cat "$T/null.out"; fail "null: no range"; }
+grep -q "logons 4," "$T/null.out" || { cat "$T/null.out"; fail "null: not 4 logons"; }
+expect_done null "send mail" "process inbox" "browse mail"
+# bad targets and ranges: exit 2 naming the flag, before anything starts
+for bad in "--target nosuchdriver:1.2.3.4:5" "--target null --user-range 9-3" \
+	"--target null --user-range 0-12" "--target null --target-opt nosuch=1"; do
+	# shellcheck disable=SC2086
+	"$MAILBENCH" load -s online --topology "$T/data/topology.json" --users 12 $bad >/dev/null 2>"$T/err"
+	[ $? -eq 2 ] || fail "load $bad: not exit 2"
+done
+# `run --target null` on an empty data directory: the session writes the
+# scenario's accounts (the null target has none of its own) and runs
+timeout 60 "$MAILBENCH" run -s online --target null --data "$T/nulldata" --users 6 --scale 0.01 \
+	--accel 1000 --duration 4 --warmup 1 --no-save --json "$T/null-run.json" >"$T/null-run.out" 2>&1 ||
+	{ cat "$T/null-run.out"; fail "run --target null on an empty data directory"; }
+grep -q "generated the accounts of 6 users" "$T/null-run.out" || fail "run --target null: no accounts written"
+[ "$(stat -c %a "$T/nulldata/accounts.json")" = 600 ] || fail "generated accounts not 0600"
+jq -e '.actions.send_mail.done > 0' "$T/null-run.json" >/dev/null || fail "run --target null: no mail sent"
+"$MAILBENCH" run -s online --target bogus --data "$T/data" >/dev/null 2>"$T/err"
+{ [ $? -eq 2 ] && grep -q -- "--target" "$T/err"; } || fail "run --target bogus: not exit 2"
 
 # everything acknowledged is there, everything deleted is gone
 store_stop

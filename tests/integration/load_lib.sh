@@ -1,4 +1,5 @@
 # tests/integration/load_lib.sh: helpers of the load-engine integration
+# shellcheck shell=bash
 # tests: a tiny data directory and a real store on a random loopback port.
 # Sourced; the caller sets MAILBENCH and a temporary directory $T, and
 # traps EXIT to call load_cleanup.  Invariant: every process started here
@@ -32,15 +33,17 @@ store_kill() {
 # store_start DATA [extra args]: start the store on a random free port
 store_start() {
 	local data=$1; shift
-	local try
-	for try in 1 2 3 4 5 6 7 8; do
-		STORE_PORT=$((20000 + RANDOM % 30000))
+	for _ in 1 2 3 4 5 6 7 8; do
+		# below the ephemeral range (32768..): no client socket holds it,
+		# and a client retrying a connect to it while the store is down
+		# cannot connect to itself (TCP self-connect), so a store
+		# restarted on the same port can always bind it again
+		STORE_PORT=$((20000 + RANDOM % 12000))
 		port_open "$STORE_PORT" && continue
 		"$MB_STORE_BIN" store --data "$data" --listen "127.0.0.1:$STORE_PORT" "$@" \
 			>>"$T/store.log" 2>&1 &
 		STORE_PID=$!
-		local i
-		for i in $(seq 1 100); do
+		for _ in $(seq 1 100); do
 			if port_open "$STORE_PORT"; then
 				return 0
 			fi
@@ -56,7 +59,7 @@ store_start() {
 store_stop() {
 	if [ -n "$STORE_PID" ]; then
 		kill -TERM "$STORE_PID" 2>/dev/null
-		for i in $(seq 1 100); do
+		for _ in $(seq 1 100); do
 			kill -0 "$STORE_PID" 2>/dev/null || break
 			sleep 0.1
 		done

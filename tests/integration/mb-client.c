@@ -10,16 +10,34 @@
  *                                        print "delivered MAILBOX MID" lines
  *   mb-client - DATA probe FILE          with the store stopped: every
  *                                        "delivered M MID" line of FILE exists
+ *   mb-client ADDR:PORT DATA exhaust USER N  log on, open N idle raw
+ *                                        connections, deliver (crossing log
+ *                                        segments), close them, log on again
+ *   mb-client ADDR:PORT DATA flood N BYTES  N connections not logged on, each
+ *                                        sending a frame header of BYTES and
+ *                                        as much of its body as the store takes
+ *   mb-client ADDR:PORT DATA slowloris prelogon|frame S  one byte every 0.2 s:
+ *                                        the store must close within S seconds
  *
  * Exit 0 when every check held, 1 otherwise (the failing check is printed).
  */
 #include "config.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <time.h>
+#include <unistd.h>
 
+#include <arpa/inet.h>
+
+#include "core/clock.h"
 #include "core/error.h"
 #include "core/topology.h"
 #include "proto/client.h"
@@ -29,15 +47,15 @@
 
 static int failures;
 
-#define CHECK(cond, ...)                                                       \
-	do {                                                                   \
-		if (!(cond)) {                                                 \
-			printf("FAIL %s:%d: ", __FILE__, __LINE__);            \
-			printf(__VA_ARGS__);                                   \
-			printf("\n");                                          \
-			failures++;                                            \
-			return 1;                                              \
-		}                                                              \
+#define CHECK(cond, ...)                                                                           \
+	do {                                                                                       \
+		if (!(cond)) {                                                                     \
+			printf("FAIL %s:%d: ", __FILE__, __LINE__);                                \
+			printf(__VA_ARGS__);                                                       \
+			printf("\n");                                                              \
+			failures++;                                                                \
+			return 1;                                                                  \
+		}                                                                                  \
 	} while (0)
 
 static struct mb_topology *topo;
@@ -67,11 +85,6 @@ static int one(struct mb_client *c, struct mb_op *op, struct mb_op_reply *res)
 	return res->status;
 }
 
-static int64_t now_ms(void)
-{
-	return (int64_t)time(NULL) * 1000;
-}
-
 static int smoke(void)
 {
 	struct mb_client *a, *b;
@@ -97,7 +110,8 @@ static int smoke(void)
 			    &rep);
 	CHECK(rc == 0, "browse batch: %s", mb_strerror(rc));
 	for (int i = 0; i < 4; i++)
-		CHECK(rep.ops[i].status == 0, "browse op %d: %s", i, mb_strerror(rep.ops[i].status));
+		CHECK(rep.ops[i].status == 0, "browse op %d: %s", i,
+		      mb_strerror(rep.ops[i].status));
 	uint32_t inbox_count = rep.ops[0].u.folder.count;
 	CHECK(inbox_count > 0 && rep.ops[1].u.table.rows == inbox_count, "inbox count %u",
 	      inbox_count);
@@ -108,12 +122,12 @@ static int smoke(void)
 	/* open the newest message and read its body */
 	static uint32_t want[] = {MB_PR_SUBJECT, MB_PR_BODY};
 	memset(ops, 0, sizeof(ops));
-	rc = mb_client_call(a, ops, opbatch_read(ops, MB_FID(ma, MB_FID_INBOX), first_mid, 2, want, 2),
-			    &rep);
+	rc = mb_client_call(
+	    a, ops, opbatch_read(ops, MB_FID(ma, MB_FID_INBOX), first_mid, 2, want, 2), &rep);
 	CHECK(rc == 0 && rep.ops[0].status == 0 && rep.ops[1].status == 0, "open/read: %s %d %d",
 	      mb_strerror(rc), rep.ops[0].status, rep.ops[1].status);
 	CHECK(rep.ops[1].u.props.props[1].tag == MB_PR_BODY &&
-		      rep.ops[1].u.props.props[1].v.b.len > 0,
+		  rep.ops[1].u.props.props[1].v.b.len > 0,
 	      "body missing");
 	printf("read message %llu: body %u bytes\n", (unsigned long long)first_mid,
 	       rep.ops[1].u.props.props[1].v.b.len);
@@ -126,9 +140,8 @@ static int smoke(void)
 	opbatch_mail_props(props, "integration test",
 			   "Hello, this is a test message body. Hello again.", names, 2);
 	memset(ops, 0, sizeof(ops));
-	rc = mb_client_call(a, ops,
-			    opbatch_compose(ops, MB_FID(ma, MB_FID_SENT), 3, props, 3, MB_OP_SUBMIT),
-			    &rep);
+	rc = mb_client_call(
+	    a, ops, opbatch_compose(ops, MB_FID(ma, MB_FID_SENT), 3, props, 3, MB_OP_SUBMIT), &rep);
 	CHECK(rc == 0, "submit batch: %s", mb_strerror(rc));
 	CHECK(rep.ops[2].status == 0, "submit: %s", mb_strerror(rep.ops[2].status));
 	uint32_t ndl = rep.ops[2].u.submit.n;
@@ -157,8 +170,7 @@ static int smoke(void)
 	ops[0].u.open_message.handle = 1;
 	rc = one(b, ops, &r);
 	CHECK(rc == 0, "recipient open: %s", mb_strerror(rc));
-	printf("notification received; recipient opened message %llu\n",
-	       (unsigned long long)b_mid);
+	printf("notification received; recipient opened message %llu\n", (unsigned long long)b_mid);
 
 	/* cross-mailbox access is refused */
 	ops[0].u.open_message.fid = MB_FID(ma, MB_FID_INBOX);
@@ -178,8 +190,8 @@ static int smoke(void)
 	memset(ops, 0, sizeof(ops));
 	ops[0].code = MB_OP_FREEBUSY;
 	ops[0].u.freebusy.user = mb_str(mb_topology_user(topo, 0)->name);
-	ops[0].u.freebusy.start = now_ms() - 30LL * 86400000;
-	ops[0].u.freebusy.end = now_ms() + 30LL * 86400000;
+	ops[0].u.freebusy.start = mb_wall_ms() - 30LL * 86400000;
+	ops[0].u.freebusy.end = mb_wall_ms() + 30LL * 86400000;
 	rc = one(b, ops, &r);
 	CHECK(rc == 0, "freebusy: %s", mb_strerror(rc));
 	printf("free/busy of %s: %u blocks\n", mb_topology_user(topo, 0)->name, r.u.freebusy.n);
@@ -206,8 +218,8 @@ static int smoke(void)
 	/* calendar, contacts, sync */
 	memset(ops, 0, sizeof(ops));
 	ops[0].code = MB_OP_CALENDAR_RANGE;
-	ops[0].u.calendar.start = now_ms() - 30LL * 86400000;
-	ops[0].u.calendar.end = now_ms() + 30LL * 86400000;
+	ops[0].u.calendar.start = mb_wall_ms() - 30LL * 86400000;
+	ops[0].u.calendar.end = mb_wall_ms() + 30LL * 86400000;
 	ops[0].u.calendar.max_rows = 100;
 	ops[1].code = MB_OP_CREATE_CONTACT;
 	struct mb_prop cp[2] = {mb_prop_str(MB_PR_DISPLAY_NAME, "Ada Lovelace"),
@@ -295,20 +307,53 @@ static int garbage(void)
 	int rc = mb_client_connect_addr(addr, 10000, &c);
 	CHECK(rc == 0, "connect");
 	/* a well-framed request whose payload is nonsense: error, stays open */
-	uint8_t f[MB_FRAME_HDR + 6] = {6, 0, 0, 0, MB_PROTO_MAGIC, MB_PROTO_VERSION,
-				       MB_FRAME_REQUEST, 0, 9, 0, 0, 0, 6, 0, 0, 0,
-				       1, 0, 0, 0, 0xEE, 0};
+	uint8_t f[MB_FRAME_HDR + 6] = {6,
+				       0,
+				       0,
+				       0,
+				       MB_PROTO_MAGIC,
+				       MB_PROTO_VERSION,
+				       MB_FRAME_REQUEST,
+				       0,
+				       9,
+				       0,
+				       0,
+				       0,
+				       6,
+				       0,
+				       0,
+				       0,
+				       1,
+				       0,
+				       0,
+				       0,
+				       0xEE,
+				       0};
 	CHECK(mb_client_send_raw(c, f, sizeof(f)) == 0, "send");
 	rc = mb_client_recv_frame(c, &h, &p, &len);
 	CHECK(rc == 0 && h.kind == MB_FRAME_ERROR && h.seq == 9, "no error frame: %s",
 	      mb_strerror(rc));
 	/* still usable */
-	rc = mb_client_logon(c, mb_topology_user(topo, 0)->name, mb_topology_user(topo, 0)->password,
-			     0, NULL);
+	rc = mb_client_logon(c, mb_topology_user(topo, 0)->name,
+			     mb_topology_user(topo, 0)->password, 0, NULL);
 	CHECK(rc == 0, "logon after a bad payload: %s", mb_strerror(rc));
 	/* an oversize header: error, then the connection is closed */
-	uint8_t big[MB_FRAME_HDR] = {0xFF, 0xFF, 0xFF, 0x7F, MB_PROTO_MAGIC, MB_PROTO_VERSION,
-				     MB_FRAME_REQUEST, 0, 1, 0, 0, 0, 0xFF, 0xFF, 0xFF, 0x7F};
+	uint8_t big[MB_FRAME_HDR] = {0xFF,
+				     0xFF,
+				     0xFF,
+				     0x7F,
+				     MB_PROTO_MAGIC,
+				     MB_PROTO_VERSION,
+				     MB_FRAME_REQUEST,
+				     0,
+				     1,
+				     0,
+				     0,
+				     0,
+				     0xFF,
+				     0xFF,
+				     0xFF,
+				     0x7F};
 	CHECK(mb_client_send_raw(c, big, sizeof(big)) == 0, "send");
 	rc = mb_client_recv_frame(c, &h, &p, &len);
 	CHECK(rc == 0 && h.kind == MB_FRAME_ERROR, "no error for oversize");
@@ -332,8 +377,8 @@ static int send_n(int idx, int n)
 		struct mb_op ops[3];
 		struct mb_reply rep;
 		struct mb_prop props[3];
-		opbatch_mail_props(props, "ack-log message", "body of an acknowledged message", &name,
-				   1);
+		opbatch_mail_props(props, "ack-log message", "body of an acknowledged message",
+				   &name, 1);
 		memset(ops, 0, sizeof(ops));
 		opbatch_compose(ops, MB_FID(mb_client_mailbox(a), MB_FID_SENT), 1, props, 3,
 				MB_OP_SUBMIT);
@@ -345,6 +390,235 @@ static int send_n(int idx, int n)
 		fflush(stdout);
 	}
 	mb_client_destroy(a);
+	return 0;
+}
+
+/* A raw TCP connection to addr (IPv4 ADDR:PORT), blocking; -1 on failure. */
+static int raw_connect(void)
+{
+	char host[64];
+	const char *colon = strrchr(addr, ':');
+	if (!colon || (size_t)(colon - addr) >= sizeof(host))
+		return -1;
+	memcpy(host, addr, (size_t)(colon - addr));
+	host[colon - addr] = '\0';
+	struct sockaddr_in sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sin_family = AF_INET;
+	sa.sin_port = htons((uint16_t)atoi(colon + 1));
+	if (inet_pton(AF_INET, host, &sa.sin_addr) != 1)
+		return -1;
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	if (fd < 0)
+		return -1;
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static void frame_header(uint8_t h[MB_FRAME_HDR], uint32_t len)
+{
+	memset(h, 0, MB_FRAME_HDR);
+	h[0] = (uint8_t)len;
+	h[1] = (uint8_t)(len >> 8);
+	h[2] = (uint8_t)(len >> 16);
+	h[3] = (uint8_t)(len >> 24);
+	h[4] = MB_PROTO_MAGIC;
+	h[5] = MB_PROTO_VERSION;
+	h[6] = MB_FRAME_REQUEST;
+	h[8] = 1;
+	memcpy(h + 12, h, 4); /* raw_len = len: not compressed */
+}
+
+static int deliver(struct mb_client *a, int n, size_t body_len)
+{
+	int to = 2;
+	struct mb_bytes name = mb_str(mb_topology_user(topo, to)->name);
+	char *body = malloc(body_len + 1);
+	CHECK(body, "out of memory");
+	for (size_t i = 0; i < body_len; i++)
+		body[i] = (char)('a' + (i * 7 + i / 13) % 26);
+	body[body_len] = '\0';
+	for (int i = 0; i < n; i++) {
+		struct mb_op ops[3];
+		struct mb_reply rep;
+		struct mb_prop props[3];
+		opbatch_mail_props(props, "exhaustion test", body, &name, 1);
+		memset(ops, 0, sizeof(ops));
+		opbatch_compose(ops, MB_FID(mb_client_mailbox(a), MB_FID_SENT), 1, props, 3,
+				MB_OP_SUBMIT);
+		int rc = mb_client_call(a, ops, 3, &rep);
+		if (rc == 0)
+			rc = rep.ops[2].status;
+		if (rc) {
+			free(body);
+			CHECK(rc == 0, "submit %d of %d: %s (%s)", i, n, mb_strerror(rc),
+			      mb_errname(rc));
+		}
+	}
+	free(body);
+	return 0;
+}
+
+/* Hold n idle connections (more than the store's cap) while a logged-on
+ * client keeps delivering; then close them and log on anew. */
+static int exhaust(int idx, int n)
+{
+	struct mb_client *a, *b;
+	if (connect_as(idx, 0, &a))
+		return 1;
+	int *fds = malloc((size_t)n * sizeof(int)), held = 0;
+	CHECK(fds, "out of memory");
+	for (int i = 0; i < n; i++) {
+		int fd = raw_connect();
+		if (fd < 0)
+			break; /* the listen backlog is full: the store is paused */
+		fds[held++] = fd;
+	}
+	printf("exhaust: %d idle connections open\n", held);
+	CHECK(held > 0, "no idle connection");
+	sleep(1);
+	/* 40 messages of 96 KB: several MiB of log, so new segments are opened */
+	int rc = deliver(a, 40, 96 << 10);
+	for (int i = 0; i < held; i++)
+		close(fds[i]);
+	free(fds);
+	if (rc) {
+		mb_client_destroy(a);
+		return 1;
+	}
+	printf("exhaust: 40 deliveries while the descriptors ran out\n");
+	/* accepting resumes: a new client logs on and delivers */
+	if (connect_as((idx + 1) % mb_topology_user_count(topo), 0, &b)) {
+		mb_client_destroy(a);
+		return 1;
+	}
+	rc = deliver(b, 5, 1 << 10) || deliver(a, 5, 1 << 10);
+	mb_client_destroy(b);
+	mb_client_destroy(a);
+	CHECK(rc == 0, "deliveries after the idle connections closed");
+	printf("exhaust: new logon and deliveries after the idle connections closed\n");
+	return 0;
+}
+
+/* n connections that never log on, each announcing a frame of `bytes`
+ * and sending its body without blocking until the store stops taking it
+ * (or all of it is sent); then everything is closed. */
+static int flood(int n, uint32_t bytes)
+{
+	int *fds = calloc((size_t)n, sizeof(int));
+	size_t *sent = calloc((size_t)n, sizeof(size_t));
+	static uint8_t chunk[64 << 10];
+	CHECK(fds && sent, "out of memory");
+	memset(chunk, 'x', sizeof(chunk));
+	int open_n = 0;
+	for (int i = 0; i < n; i++) {
+		fds[i] = raw_connect();
+		if (fds[i] < 0)
+			continue;
+		open_n++;
+		uint8_t h[MB_FRAME_HDR];
+		frame_header(h, bytes);
+		if (write(fds[i], h, sizeof(h)) != (ssize_t)sizeof(h)) {
+			close(fds[i]);
+			fds[i] = -1;
+			continue;
+		}
+		fcntl(fds[i], F_SETFL, fcntl(fds[i], F_GETFL) | O_NONBLOCK);
+	}
+	/* push bodies until no connection makes progress for a second */
+	time_t idle_since = time(NULL);
+	uint64_t total = 0;
+	while (time(NULL) - idle_since < 2) {
+		bool progress = false;
+		for (int i = 0; i < n; i++) {
+			if (fds[i] < 0 || sent[i] >= bytes)
+				continue;
+			size_t k =
+			    bytes - sent[i] < sizeof(chunk) ? bytes - sent[i] : sizeof(chunk);
+			ssize_t w = write(fds[i], chunk, k);
+			if (w > 0) {
+				sent[i] += (size_t)w;
+				total += (uint64_t)w;
+				progress = true;
+			} else if (w < 0 && errno != EAGAIN && errno != EWOULDBLOCK) {
+				close(fds[i]);
+				fds[i] = -1;
+			}
+		}
+		if (progress)
+			idle_since = time(NULL);
+		else
+			usleep(20000);
+	}
+	int closed = 0;
+	for (int i = 0; i < n; i++) {
+		if (fds[i] < 0) {
+			closed++;
+			continue;
+		}
+		char buf[256];
+		struct pollfd pf = {fds[i], POLLIN, 0};
+		if (poll(&pf, 1, 0) > 0 && read(fds[i], buf, sizeof(buf)) >= 0)
+			closed++; /* an error frame or EOF: refused */
+	}
+	printf("flood: %d connections opened, %llu body bytes taken, %d refused\n", open_n,
+	       (unsigned long long)total, closed);
+	fflush(stdout);
+	/* keep them open a moment so the store's peak is measured with them */
+	sleep(1);
+	for (int i = 0; i < n; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	free(fds);
+	free(sent);
+	return 0;
+}
+
+/* Slowloris: one byte every 0.2 s, before logon or (mode "frame") inside
+ * a frame after logon; the store must close the connection within s. */
+static int slowloris(const char *mode, int s)
+{
+	int fd = -1;
+	struct mb_client *c = NULL;
+	uint8_t h[MB_FRAME_HDR];
+	frame_header(h, 64);
+	if (!strcmp(mode, "frame")) {
+		if (connect_as(0, 0, &c))
+			return 1;
+		fd = mb_client_fd(c);
+	} else {
+		fd = raw_connect();
+	}
+	CHECK(fd >= 0, "connect");
+	time_t t0 = time(NULL);
+	size_t i = 0;
+	bool closed = false;
+	while (time(NULL) - t0 <= s) {
+		uint8_t b = i < sizeof(h) ? h[i] : 0;
+		if (send(fd, &b, 1, MSG_NOSIGNAL) != 1) {
+			closed = true;
+			break;
+		}
+		i++;
+		struct pollfd pf = {fd, POLLIN, 0};
+		if (poll(&pf, 1, 200) > 0) {
+			char buf[512];
+			ssize_t r = read(fd, buf, sizeof(buf));
+			(void)r; /* an error frame, or EOF: closed either way */
+			closed = true;
+			break;
+		}
+	}
+	printf("slowloris %s: %s after %ld s and %zu bytes\n", mode,
+	       closed ? "closed by the store" : "still open", (long)(time(NULL) - t0), i);
+	if (c)
+		mb_client_destroy(c);
+	else
+		close(fd);
+	CHECK(closed, "a slow client held its connection for %d s", s);
 	return 0;
 }
 
@@ -380,6 +654,7 @@ int main(int argc, char **argv)
 {
 	char path[4200], err[1024];
 	setvbuf(stdout, NULL, _IOLBF, 0); /* keep output if a sanitizer aborts */
+	signal(SIGPIPE, SIG_IGN);	  /* a store that closes is an error, not a kill */
 	if (argc < 4) {
 		fprintf(stderr, "usage: mb-client ADDR:PORT DATA smoke|logon USER|badpass USER|"
 				"garbage|send USER N\n");
@@ -395,7 +670,8 @@ int main(int argc, char **argv)
 	}
 	const char *cmd = argv[3];
 	int rc = 2, idx = 0;
-	if (argc > 4 && mb_topology_find_user(topo, argv[4], strlen(argv[4]), &idx)) {
+	if (argc > 4 && strcmp(cmd, "flood") && strcmp(cmd, "slowloris") &&
+	    mb_topology_find_user(topo, argv[4], strlen(argv[4]), &idx)) {
 		fprintf(stderr, "mb-client: no user %s\n", argv[4]);
 		return 2;
 	}
@@ -414,6 +690,12 @@ int main(int argc, char **argv)
 		rc = garbage();
 	} else if (!strcmp(cmd, "send") && argc > 5) {
 		rc = send_n(idx, atoi(argv[5]));
+	} else if (!strcmp(cmd, "exhaust") && argc > 5) {
+		rc = exhaust(idx, atoi(argv[5]));
+	} else if (!strcmp(argv[3], "flood") && argc > 5) {
+		rc = flood(atoi(argv[4]), (uint32_t)strtoul(argv[5], NULL, 10));
+	} else if (!strcmp(argv[3], "slowloris") && argc > 5) {
+		rc = slowloris(argv[4], atoi(argv[5]));
 	}
 	mb_topology_destroy(topo);
 	return rc ? 1 : 0;

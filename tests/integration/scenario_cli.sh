@@ -177,7 +177,7 @@ grep -q -x 'topology.users = 8000' "$tmp/lab.txt" || fail "my-lab.cfg lost topol
 
 # ---- bad files: one line FILE:LINE: FIELD: message, exit code 2
 bad() { # NAME CONTENT EXPECTED-LINE
-	printf "$2" >"$tmp/$1.cfg"
+	printf '%b' "$2" >"$tmp/$1.cfg"
 	mb scenario show "$tmp/$1.cfg" >"$tmp/$1.out" 2>"$tmp/$1.err"
 	rc=$?
 	[ $rc -eq 2 ] || fail "$1: exit code $rc, want 2"

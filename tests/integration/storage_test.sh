@@ -1,4 +1,6 @@
 #!/bin/sh
+# $LOOSE is a list of flags, split on purpose; the jq programs name jq variables:
+# shellcheck disable=SC2086,SC2016
 # storage_test.sh: integration test of `mailbench storage-test`: bad flags
 # (exit 2 naming the flag), a tiny sweep in both modes (JSON checked with
 # jq), a forced threshold failure (exit 1), auto-tune, the checksum type in

@@ -10,43 +10,15 @@ set -u
 : "${MAILBENCH:?}" "${MB_BUILDDIR:?}"
 CLIENT="$MB_BUILDDIR/tests/integration/mb-client"
 [ -x "$CLIENT" ] || { echo "mb-client not built"; exit 77; }
+# start_store, stop_store
+. "$(dirname "$0")/lib.sh"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/mb-store.XXXXXX")
-pid=
 cleanup() {
 	[ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null
 	rm -rf "$tmp"
 }
 trap cleanup EXIT INT TERM
 fail() { echo "FAIL: $*"; [ -f "$tmp/store.err" ] && cat "$tmp/store.err"; exit 1; }
-
-start_store() {
-	"$MAILBENCH" store --data "$tmp/data" --listen 127.0.0.1:0 "$@" >"$tmp/store.out" 2>"$tmp/store.err" &
-	pid=$!
-	i=0
-	while ! grep -q '^listening on' "$tmp/store.out" 2>/dev/null; do
-		i=$((i + 1))
-		[ $i -gt 100 ] && fail "store did not start"
-		kill -0 "$pid" 2>/dev/null || fail "store exited at start"
-		sleep 0.1
-	done
-	addr=$(sed -n 's/^listening on //p' "$tmp/store.out")
-	echo "store pid $pid on $addr"
-}
-
-stop_store() {
-	kill -TERM "$pid"
-	i=0
-	while kill -0 "$pid" 2>/dev/null; do
-		i=$((i + 1))
-		[ $i -gt 300 ] && fail "store did not stop on SIGTERM"
-		sleep 0.1
-	done
-	wait "$pid"
-	rc=$?
-	pid=
-	[ "$rc" -eq 0 ] || fail "store exited $rc after SIGTERM"
-	echo "store stopped on SIGTERM, exit 0"
-}
 
 timeout 120 "$MAILBENCH" init -s online --users 24 --scale 0.02 --data "$tmp/data" \
 	>"$tmp/init.out" 2>&1 || { cat "$tmp/init.out"; fail "init"; }
@@ -79,7 +51,9 @@ fi
 rm -rf "$tmp/data2"
 
 start_store
-timeout 60 "$CLIENT" "$addr" "$tmp/data" smoke || fail "smoke"
+timeout 60 "$CLIENT" "$addr" "$tmp/data" smoke >"$tmp/smoke1.out" 2>&1 ||
+	{ cat "$tmp/smoke1.out"; fail "smoke"; }
+tail -n 1 "$tmp/smoke1.out"
 timeout 30 "$CLIENT" "$addr" "$tmp/data" badpass user0003 || fail "badpass"
 timeout 30 "$CLIENT" "$addr" "$tmp/data" garbage || fail "garbage"
 stop_store
@@ -87,7 +61,8 @@ stop_store
 # restart (recovery of a clean shutdown), then acknowledged deliveries
 # must survive SIGKILL
 start_store
-timeout 60 "$CLIENT" "$addr" "$tmp/data" smoke >/dev/null || fail "smoke after restart"
+timeout 60 "$CLIENT" "$addr" "$tmp/data" smoke >"$tmp/smoke2.out" 2>&1 ||
+	{ cat "$tmp/smoke2.out"; fail "smoke after restart"; }
 timeout 60 "$CLIENT" "$addr" "$tmp/data" send user0005 20 >"$tmp/acks" || fail "send"
 kill -KILL "$pid"
 wait "$pid" 2>/dev/null

@@ -46,11 +46,11 @@ static inline int storetest_start_idle(struct storetest *t, int users, int idle_
 		return -1;
 	snprintf(t->data, sizeof(t->data), "%s/data", t->dir);
 	snprintf(nusers, sizeof(nusers), "%d", users);
-	char *argv[] = {"init", "-s", "online", "--users", nusers, "--scale", "0.02",
-			"--data", t->data, NULL};
+	char *argv[] = {"init",	   "-s",   "online", "--users", nusers,
+			"--scale", "0.02", "--data", t->data,	NULL};
 	/* init prints progress: keep test output short */
 	fflush(stdout);
-	if (mb_cmd_init(9, argv) != 0)
+	if (mb_cmd_exec(&mb_cmd_init_entry, 9, argv) != 0)
 		return -1;
 	snprintf(path, sizeof(path), "%s/topology.json", t->data);
 	if (mb_topology_read(path, &t->topo, err, sizeof(err)))

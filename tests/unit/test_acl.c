@@ -193,9 +193,8 @@ static void test_logon_refusals(void **state)
 	op.code = MB_OP_LOGON;
 	op.u.logon.user = mb_str(u1->name);
 	op.u.logon.mailbox = mb_str(u0->name);
-	assert_int_equal(mb_auth_proof(u1->key, nonce, u1->name, strlen(u1->name),
-				       op.u.logon.proof),
-			 0);
+	assert_int_equal(
+	    mb_auth_proof(u1->key, nonce, u1->name, strlen(u1->name), op.u.logon.proof), 0);
 	assert_int_equal(storetest_one(c, &op, &r), MB_EACCES);
 	mb_client_destroy(c);
 
@@ -206,11 +205,50 @@ static void test_logon_refusals(void **state)
 	mb_client_destroy(c);
 }
 
+static void challenge_salt(const char *user, uint8_t salt[MB_SALT_LEN])
+{
+	struct mb_client *c;
+	struct mb_op op;
+	struct mb_reply rep;
+	assert_int_equal(mb_client_connect("127.0.0.1", T.port, 10000, &c), 0);
+	memset(&op, 0, sizeof(op));
+	op.code = MB_OP_LOGON_CHALLENGE;
+	op.u.challenge.user = mb_str(user);
+	assert_int_equal(mb_client_call(c, &op, 1, &rep), 0);
+	assert_int_equal(rep.ops[0].status, 0);
+	memcpy(salt, rep.ops[0].u.challenge.salt, MB_SALT_LEN);
+	mb_client_destroy(c);
+}
+
+/* Unknown names get a stable salt that nobody without the data
+ * directory's secret can compute: not the one a key written in the source
+ * (the 0x6b bytes the store used to use) gives, and never a user's. */
+static void test_unknown_user_salt(void **state)
+{
+	(void)state;
+	uint8_t a[MB_SALT_LEN], b[MB_SALT_LEN], known[MB_SALT_LEN];
+	challenge_salt("nobody-at-all", a);
+	challenge_salt("nobody-at-all", b);
+	assert_memory_equal(a, b, MB_SALT_LEN);
+	challenge_salt("someone-else", b);
+	assert_memory_not_equal(a, b, MB_SALT_LEN);
+	uint8_t key[MB_KEY_LEN], proof[MB_PROOF_LEN], zero[MB_NONCE_LEN];
+	memset(key, 0x6b, sizeof(key));
+	memset(zero, 0, sizeof(zero));
+	mb_auth_proof(key, zero, "nobody-at-all", strlen("nobody-at-all"), proof);
+	assert_memory_not_equal(a, proof, MB_SALT_LEN);
+	const struct mb_topo_user *u0 = mb_topology_user(T.topo, 0);
+	challenge_salt(u0->name, known);
+	assert_memory_equal(known, u0->salt, MB_SALT_LEN);
+	assert_true(mb_topology_info(T.topo)->has_secret);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_cross_mailbox_denied),
-		cmocka_unit_test(test_logon_refusals),
+	    cmocka_unit_test(test_cross_mailbox_denied),
+	    cmocka_unit_test(test_logon_refusals),
+	    cmocka_unit_test(test_unknown_user_salt),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -81,10 +81,10 @@ static void test_hex(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_pbkdf2_derive),
-		cmocka_unit_test(test_proof_verify),
-		cmocka_unit_test(test_random_differs),
-		cmocka_unit_test(test_hex),
+	    cmocka_unit_test(test_pbkdf2_derive),
+	    cmocka_unit_test(test_proof_verify),
+	    cmocka_unit_test(test_random_differs),
+	    cmocka_unit_test(test_hex),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

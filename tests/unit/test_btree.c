@@ -465,24 +465,16 @@ static long test_ops(void)
 	return e ? atol(e) : 200000;
 }
 
-static void test_model_4k(void **state)
-{
-	run_model(4096, test_ops());
-}
+static void test_model_4k(void **state) { run_model(4096, test_ops()); }
 
-static void test_model_32k(void **state)
-{
-	run_model(32768, test_ops() / 4);
-}
+static void test_model_32k(void **state) { run_model(32768, test_ops() / 4); }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_basic),
-		cmocka_unit_test(test_cursor),
-		cmocka_unit_test(test_many_trees),
-		cmocka_unit_test(test_model_4k),
-		cmocka_unit_test(test_model_32k),
+	    cmocka_unit_test(test_basic),      cmocka_unit_test(test_cursor),
+	    cmocka_unit_test(test_many_trees), cmocka_unit_test(test_model_4k),
+	    cmocka_unit_test(test_model_32k),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

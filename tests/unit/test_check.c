@@ -200,7 +200,7 @@ static void test_clean_and_corrupt(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_clean_and_corrupt),
+	    cmocka_unit_test(test_clean_and_corrupt),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -126,10 +126,10 @@ static void test_oversize_refused(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_threshold_and_switch),
-		cmocka_unit_test(test_incompressible_stays_raw),
-		cmocka_unit_test(test_mail_text_ratio),
-		cmocka_unit_test(test_oversize_refused),
+	    cmocka_unit_test(test_threshold_and_switch),
+	    cmocka_unit_test(test_incompressible_stays_raw),
+	    cmocka_unit_test(test_mail_text_ratio),
+	    cmocka_unit_test(test_oversize_refused),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -6,12 +6,11 @@
  * reports each transaction on a pipe only once its commit is durable.
  * Transaction i of a database puts n:i (a value of 100 B .. 40 KB, so long
  * values and overflow chains are involved), m:i, last=i, and deletes
- * n:(i-50) and m:(i-50), so the live set stays small and pages get freed.  The parent SIGKILLs the writer after a
- * random delay, at least MB_CRASH_ROUNDS (default 50) times; after each kill
- * it reopens the group (recovery) and checks that every reported transaction
- * is present, that the state is exactly that of transactions 1..last (none
- * half-applied), and that the integrity check passes.  Checkpoints are made
- * small so segment removal and checkpoints are also interrupted. */
+ * n:(i-50) and m:(i-50), so the live set stays small and pages get freed.  The parent SIGKILLs the
+ * writer after a random delay, at least MB_CRASH_ROUNDS (default 50) times; after each kill it
+ * reopens the group (recovery) and checks that every reported transaction is present, that the
+ * state is exactly that of transactions 1..last (none half-applied), and that the integrity check
+ * passes.  Checkpoints are made small so segment removal and checkpoints are also interrupted. */
 #include "config.h"
 
 #include <errno.h>
@@ -35,10 +34,7 @@
 #define NDB 2
 static int report_fd = -1;
 
-static size_t vlen_of(uint32_t i)
-{
-	return i % 10 == 0 ? 40000 : 100 + i % 500;
-}
+static size_t vlen_of(uint32_t i) { return i % 10 == 0 ? 40000 : 100 + i % 500; }
 
 static size_t nkey(uint8_t *k, char c, uint32_t i)
 {
@@ -219,7 +215,8 @@ static void verify_db(struct mb_sg *sg, int idx, uint32_t reported, uint8_t *buf
 		size_t kl = nkey(k, 'n', i);
 		r = mb_tree_get(t, k, kl, &v);
 		if (r)
-			fprintf(stderr, "db %d: n:%u: %s (last %u)\n", idx, i, mb_strerror(r), last);
+			fprintf(stderr, "db %d: n:%u: %s (last %u)\n", idx, i, mb_strerror(r),
+				last);
 		assert_int_equal(r, 0);
 		assert_int_equal(v.len, vlen_of(i));
 		dbt_fill(buf, v.len, i, (uint64_t)idx);
@@ -318,8 +315,8 @@ static void test_crash(void **state)
 		if (round % 10 == 9 || round == rounds - 1)
 			check_group(dir);
 	}
-	printf("# %d kills; reported %u and %u transactions; %llu log records replayed\n",
-	       rounds, reported[0], reported[1], (unsigned long long)recovered);
+	printf("# %d kills; reported %u and %u transactions; %llu log records replayed\n", rounds,
+	       reported[0], reported[1], (unsigned long long)recovered);
 	assert_true(reported[0] > 0 && reported[1] > 0);
 	free(buf);
 	dbt_rmrf(dir);
@@ -329,7 +326,7 @@ static void test_crash(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_crash),
+	    cmocka_unit_test(test_crash),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

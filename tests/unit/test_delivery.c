@@ -123,12 +123,12 @@ static void test_users_and_lists(void **state)
 		op.u.open_message.mid = dl[i].mid;
 		op.u.open_message.handle = 1;
 		assert_int_equal(storetest_one(c, &op, &copies[0]), 0);
-		const struct mb_prop *subj = mb_props_find(copies[0].u.props.props,
-							   copies[0].u.props.n, MB_PR_SUBJECT);
-		const struct mb_prop *flags = mb_props_find(copies[0].u.props.props,
-							    copies[0].u.props.n, MB_PR_MESSAGE_FLAGS);
-		const struct mb_prop *from = mb_props_find(copies[0].u.props.props,
-							   copies[0].u.props.n, MB_PR_SENDER_NAME);
+		const struct mb_prop *subj =
+		    mb_props_find(copies[0].u.props.props, copies[0].u.props.n, MB_PR_SUBJECT);
+		const struct mb_prop *flags = mb_props_find(
+		    copies[0].u.props.props, copies[0].u.props.n, MB_PR_MESSAGE_FLAGS);
+		const struct mb_prop *from =
+		    mb_props_find(copies[0].u.props.props, copies[0].u.props.n, MB_PR_SENDER_NAME);
 		assert_non_null(subj);
 		assert_true(mb_bytes_eq_str(subj->v.b, "to users and a list"));
 		assert_int_equal(flags->v.i & MB_MSGFLAG_READ, 0);
@@ -202,9 +202,9 @@ static void test_many_sequential(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_users_and_lists),
-		cmocka_unit_test(test_unknown_recipient),
-		cmocka_unit_test(test_many_sequential),
+	    cmocka_unit_test(test_users_and_lists),
+	    cmocka_unit_test(test_unknown_recipient),
+	    cmocka_unit_test(test_many_sequential),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -199,6 +199,48 @@ static void test_merge(void **state)
 	mb_hist_destroy(all);
 }
 
+/* The flat export, added element-wise (sums) and combined by maximum
+ * (extremes) as an MPI reduction does, equals the merge of the parts. */
+static void test_flat(void **state)
+{
+	(void)state;
+	size_t n = mb_hist_flat_len();
+	assert_true(n > 2);
+	uint64_t *sum = calloc(n, sizeof(*sum)), *one = calloc(n, sizeof(*one));
+	uint64_t ext[2] = {0, 0}, e1[2];
+	assert_non_null(sum);
+	assert_non_null(one);
+	struct mb_hist *all, *part[3], *got;
+	assert_int_equal(mb_hist_create(&all), 0);
+	assert_int_equal(mb_hist_create(&got), 0);
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(mb_hist_create(&part[i]), 0);
+	for (int i = 0; i < 30000; i++) {
+		uint64_t v = i == 7 ? 3 : i == 8 ? 500000000000ull : sample();
+		mb_hist_record(all, v);
+		mb_hist_record(part[i % 2], v); /* part 2 stays empty */
+	}
+	for (int p = 0; p < 3; p++) {
+		mb_hist_flat_export(part[p], one, e1);
+		for (size_t i = 0; i < n; i++)
+			sum[i] += one[i];
+		for (int k = 0; k < 2; k++)
+			ext[k] = e1[k] > ext[k] ? e1[k] : ext[k];
+	}
+	mb_hist_flat_merge(got, sum, ext);
+	assert_same(got, all);
+	/* an empty export changes nothing */
+	mb_hist_flat_export(part[2], one, e1);
+	mb_hist_flat_merge(got, one, e1);
+	assert_same(got, all);
+	for (int i = 0; i < 3; i++)
+		mb_hist_destroy(part[i]);
+	mb_hist_destroy(all);
+	mb_hist_destroy(got);
+	free(sum);
+	free(one);
+}
+
 static void test_encode_roundtrip(void **state)
 {
 	(void)state;
@@ -287,11 +329,9 @@ static void test_decode_garbage(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_percentiles),
-	    cmocka_unit_test(test_empty),
-	    cmocka_unit_test(test_edges),
-	    cmocka_unit_test(test_merge),
-	    cmocka_unit_test(test_encode_roundtrip),
+	    cmocka_unit_test(test_percentiles),	   cmocka_unit_test(test_empty),
+	    cmocka_unit_test(test_edges),	   cmocka_unit_test(test_merge),
+	    cmocka_unit_test(test_flat),	   cmocka_unit_test(test_encode_roundtrip),
 	    cmocka_unit_test(test_decode_garbage),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -150,7 +150,7 @@ static void test_faults(void **state)
 	assert_int_equal(mb_file_write(f, b, 16384, 0), 0);
 
 	/* EIO on the 3rd read, once */
-	mb_fault_arm(ft, &(struct mb_fault_rule){MB_FAULT_EIO, MB_FAULT_ON_READ, -1, 3, false});
+	mb_fault_arm(ft, &(struct mb_fault_rule){MB_FAULT_EIO, MB_FAULT_ON_READ, -1, 3, false, 0});
 	assert_int_equal(mb_file_read(f, b, 4096, 0), 0);
 	assert_int_equal(mb_file_read(f, b, 4096, 0), 0);
 	assert_int_equal(mb_file_read(f, b, 4096, 0), MB_EIO);
@@ -158,8 +158,8 @@ static void test_faults(void **state)
 	assert_int_equal(mb_fault_fired(ft), 1);
 
 	/* ENOSPC on log writes only: db writes pass */
-	mb_fault_arm(ft, &(struct mb_fault_rule){MB_FAULT_ENOSPC, MB_FAULT_ON_WRITE, MB_FILE_LOG,
-						 1, true});
+	mb_fault_arm(ft, &(struct mb_fault_rule){MB_FAULT_ENOSPC, MB_FAULT_ON_WRITE, MB_FILE_LOG, 1,
+						 true, 0});
 	assert_int_equal(mb_file_write(f, b, 4096, 0), 0);
 	assert_int_equal(mb_file_write(l, b, 100, 0), MB_ENOSPC);
 	assert_int_equal(mb_file_write(l, b, 100, 0), MB_ENOSPC);
@@ -168,7 +168,7 @@ static void test_faults(void **state)
 
 	/* short write: half goes out, the retry finds the device full */
 	mb_fault_arm(ft, &(struct mb_fault_rule){MB_FAULT_SHORT_WRITE, MB_FAULT_ON_WRITE,
-						 MB_FILE_LOG, 1, false});
+						 MB_FILE_LOG, 1, false, 0});
 	memset(b, 9, 1000);
 	assert_int_equal(mb_file_write(l, b, 1000, 4096), MB_ENOSPC);
 	uint64_t size;
@@ -178,15 +178,15 @@ static void test_faults(void **state)
 
 	/* short write on a direct file: rounded to the alignment */
 	mb_fault_arm(ft, &(struct mb_fault_rule){MB_FAULT_SHORT_WRITE, MB_FAULT_ON_WRITE,
-						 MB_FILE_DB, 1, false});
+						 MB_FILE_DB, 1, false, 0});
 	assert_int_equal(mb_file_write(f, b, 16384, 16384), MB_ENOSPC);
 	assert_int_equal(mb_file_size(f, &size), 0);
 	assert_int_equal(size, 16384 + (mb_file_is_direct(f) ? 8192 : 8192));
 	mb_fault_disarm(ft);
 
 	/* fsync failure on the 2nd sync of a log file */
-	mb_fault_arm(ft, &(struct mb_fault_rule){MB_FAULT_SYNC, MB_FAULT_ON_SYNC, MB_FILE_LOG, 2,
-						 false});
+	mb_fault_arm(
+	    ft, &(struct mb_fault_rule){MB_FAULT_SYNC, MB_FAULT_ON_SYNC, MB_FILE_LOG, 2, false, 0});
 	assert_int_equal(mb_file_sync(f, true), 0); /* db file: does not count */
 	assert_int_equal(mb_file_sync(l, true), 0);
 	assert_int_equal(mb_file_sync(l, true), MB_EIO);
@@ -207,9 +207,9 @@ static void test_faults(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_rw_counters),
-		cmocka_unit_test(test_threads),
-		cmocka_unit_test(test_faults),
+	    cmocka_unit_test(test_rw_counters),
+	    cmocka_unit_test(test_threads),
+	    cmocka_unit_test(test_faults),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -74,8 +74,8 @@ static void test_group_commit(void **state)
 	}
 	struct mb_sg_stats st = {0};
 	log_stats(l, &st);
-	printf("# 16 committers: %llu commits in %llu log writes\n",
-	       (unsigned long long)st.commits, (unsigned long long)st.log_writes);
+	printf("# 16 committers: %llu commits in %llu log writes\n", (unsigned long long)st.commits,
+	       (unsigned long long)st.log_writes);
 	assert_int_equal(st.commits, 1600);
 	assert_true(st.log_writes < st.commits);
 	assert_int_equal(st.durable_lsn, 1600 * (LOG_REC_HDR + 100));
@@ -188,8 +188,8 @@ static void test_segments_async_torn(void **state)
 	assert_true(fd >= 0);
 	uint8_t torn[600];
 	memset(torn, 0x5A, sizeof(torn));
-	wr32(torn + 4, 5000);  /* claims 5000 bytes */
-	wr64(torn + 8, end);   /* at the right LSN */
+	wr32(torn + 4, 5000);	/* claims 5000 bytes */
+	wr64(torn + 8, end);	/* at the right LSN */
 	wr32(torn, 0xDEADBEEF); /* but its checksum is wrong / it is cut */
 	size_t room = (1u << 20) - (end & ((1u << 20) - 1));
 	assert_int_equal(pwrite(fd, torn, room < sizeof(torn) ? room : sizeof(torn),
@@ -224,8 +224,8 @@ static void test_segments_async_torn(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_group_commit),
-		cmocka_unit_test(test_segments_async_torn),
+	    cmocka_unit_test(test_group_commit),
+	    cmocka_unit_test(test_segments_async_torn),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -60,7 +60,7 @@ static int build_all_ops(struct mb_op *ops)
 {
 	static struct mb_sync_change ch[3];
 	int n = 0;
-	memset(ops, 0, sizeof(struct mb_op) * 32);
+	memset(ops, 0, sizeof(struct mb_op) * 40);
 	ops[n].code = MB_OP_LOGON_CHALLENGE;
 	ops[n].u.challenge.user = mb_str("user0001");
 	ops[n++].u.challenge.flags = 3;
@@ -149,6 +149,37 @@ static int build_all_ops(struct mb_op *ops)
 	ops[n].u.sync_up.fid = MB_FID(3, MB_FID_INBOX);
 	ops[n].u.sync_up.n = 3;
 	ops[n++].u.sync_up.changes = ch;
+	/* 23.. attachments, streams, notifications, address book */
+	static struct mb_bytes names[2];
+	names[0] = mb_str("user0002");
+	names[1] = mb_str("list007");
+	ops[n].code = MB_OP_CREATE_ATTACH;
+	ops[n].u.attach.msg = 4;
+	ops[n++].u.attach.handle = 5;
+	ops[n].code = MB_OP_SAVE_ATTACH;
+	ops[n++].u.save.handle = 5;
+	ops[n].code = MB_OP_GET_ATTACH_TABLE;
+	ops[n].u.attach.msg = 3;
+	ops[n++].u.attach.handle = 6;
+	ops[n].code = MB_OP_OPEN_ATTACH;
+	ops[n].u.attach.msg = 3;
+	ops[n].u.attach.num = 2;
+	ops[n++].u.attach.handle = 7;
+	ops[n].code = MB_OP_OPEN_STREAM;
+	ops[n].u.open_stream.obj = 7;
+	ops[n].u.open_stream.tag = MB_PR_ATTACH_DATA_BIN;
+	ops[n++].u.open_stream.handle = 8;
+	ops[n].code = MB_OP_READ_STREAM;
+	ops[n].u.read_stream.handle = 8;
+	ops[n++].u.read_stream.max = 4096;
+	ops[n].code = MB_OP_REGISTER_NOTIFY;
+	ops[n].u.get_table.fid = MB_FID(3, MB_FID_INBOX);
+	ops[n++].u.get_table.handle = 9;
+	ops[n].code = MB_OP_RESOLVE_NAMES;
+	ops[n].u.resolve.n = 2;
+	ops[n++].u.resolve.names = names;
+	ops[n].code = MB_OP_GET_AB_TABLE;
+	ops[n++].u.ab_table.handle = 10;
 	return n;
 }
 
@@ -198,7 +229,7 @@ static void test_op_table(void **state)
 static void test_request_every_op(void **state)
 {
 	(void)state;
-	struct mb_op ops[32];
+	struct mb_op ops[40];
 	int n = build_all_ops(ops);
 	struct mb_buf *out, *tmp, *scratch;
 	struct mb_arena *a;
@@ -242,6 +273,18 @@ static void test_request_every_op(void **state)
 	assert_props_eq(got.ops[22].u.sync_up.changes[0].props, sample_props, 5);
 	assert_true(got.ops[22].u.sync_up.changes[1].mid == 5);
 	assert_int_equal(got.ops[22].u.sync_up.changes[2].flags, 1);
+	assert_int_equal(got.ops[23].u.attach.msg, 4);
+	assert_int_equal(got.ops[23].u.attach.handle, 5);
+	assert_int_equal(got.ops[24].u.save.handle, 5);
+	assert_int_equal(got.ops[25].u.attach.handle, 6);
+	assert_int_equal(got.ops[26].u.attach.num, 2);
+	assert_int_equal(got.ops[27].u.open_stream.tag, MB_PR_ATTACH_DATA_BIN);
+	assert_int_equal(got.ops[27].u.open_stream.obj, 7);
+	assert_int_equal(got.ops[28].u.read_stream.max, 4096);
+	assert_true(got.ops[29].u.get_table.fid == MB_FID(3, MB_FID_INBOX));
+	assert_int_equal(got.ops[30].u.resolve.n, 2);
+	assert_true(mb_bytes_eq_str(got.ops[30].u.resolve.names[1], "list007"));
+	assert_int_equal(got.ops[31].u.ab_table.handle, 10);
 
 	/* truncation at every length is refused, never a crash */
 	size_t full = len;
@@ -327,6 +370,17 @@ static void test_reply_every_op(void **state)
 	r[MB_OPI_SYNC_UPLOAD].u.sync_up.cn = 77;
 	r[MB_OPI_SYNC_UPLOAD].u.sync_up.n = 3;
 	r[MB_OPI_SYNC_UPLOAD].u.sync_up.mids = mids3;
+	r[MB_OPI_CREATE_ATTACH].u.table.rows = 1;
+	r[MB_OPI_GET_ATTACH_TABLE].u.table.rows = 2;
+	r[MB_OPI_OPEN_STREAM].u.table.rows = 12345;
+	r[MB_OPI_GET_AB_TABLE].u.table.rows = 1100;
+	r[MB_OPI_OPEN_ATTACH].u.props.n = 2;
+	r[MB_OPI_OPEN_ATTACH].u.props.props = sample_props;
+	r[MB_OPI_READ_STREAM].u.stream.data = mb_str("stream bytes");
+	struct mb_resolved rv[2] = {{0, MB_OBJECT_USER, mb_str("user0002"), mb_str("User 2")},
+				    {MB_ENOTFOUND, 0, mb_str(""), mb_str("")}};
+	r[MB_OPI_RESOLVE_NAMES].u.resolve.n = 2;
+	r[MB_OPI_RESOLVE_NAMES].u.resolve.v = rv;
 	/* an error result has an empty body */
 	r[MB_OP_COUNT].code = MB_OP_OPEN_FOLDER;
 	r[MB_OP_COUNT].status = MB_EACCES;
@@ -367,6 +421,15 @@ static void test_reply_every_op(void **state)
 	assert_props_eq(g[MB_OPI_SYNC_DOWNLOAD].u.sync_down.items[0].props, sample_props, 5);
 	assert_true(g[MB_OPI_SYNC_UPLOAD].u.sync_up.cn == 77);
 	assert_int_equal(g[MB_OP_COUNT].status, MB_EACCES);
+	assert_int_equal(g[MB_OPI_CREATE_ATTACH].u.table.rows, 1);
+	assert_int_equal(g[MB_OPI_OPEN_STREAM].u.table.rows, 12345);
+	assert_int_equal(g[MB_OPI_GET_AB_TABLE].u.table.rows, 1100);
+	assert_props_eq(g[MB_OPI_OPEN_ATTACH].u.props.props, sample_props, 2);
+	assert_true(mb_bytes_eq_str(g[MB_OPI_READ_STREAM].u.stream.data, "stream bytes"));
+	assert_int_equal(g[MB_OPI_RESOLVE_NAMES].u.resolve.n, 2);
+	assert_int_equal(g[MB_OPI_RESOLVE_NAMES].u.resolve.v[0].type, MB_OBJECT_USER);
+	assert_true(mb_bytes_eq_str(g[MB_OPI_RESOLVE_NAMES].u.resolve.v[0].display, "User 2"));
+	assert_int_equal(g[MB_OPI_RESOLVE_NAMES].u.resolve.v[1].status, MB_ENOTFOUND);
 
 	for (size_t cut = 0; cut < len; cut++) {
 		mb_arena_reset(a);
@@ -491,12 +554,13 @@ static void test_bad_payloads(void **state)
 	uint8_t extra[] = {1, 0, 0, 0, MB_OP_RELEASE, 5, 0, 0, 0, 1, 2, 3, 4, 5};
 	assert_int_equal(mb_request_decode(extra, sizeof(extra), 1, a, &req), MB_EPROTO);
 	/* an id count that exceeds the bytes left */
-	uint8_t ids[] = {1, 0, 0, 0, MB_OP_DELETE_MESSAGES, 12, 0, 0, 0,
-			 2, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF, 0, 0};
+	uint8_t ids[] = {
+	    1,	  0,	0, 0, MB_OP_DELETE_MESSAGES, 12, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0,
+	    0xFF, 0xFF, 0, 0};
 	assert_int_equal(mb_request_decode(ids, sizeof(ids), 1, a, &req), MB_EPROTO);
 	/* a property of unknown type */
-	uint8_t prop[] = {1, 0, 0, 0, MB_OP_SET_PROPS, 10, 0, 0, 0, 1, 0, 0, 0,
-			  1, 0, 0x99, 0x99, 0x37, 0};
+	uint8_t prop[] = {1,	0,    0,    0, MB_OP_SET_PROPS, 10, 0, 0, 0, 1, 0, 0, 0, 1, 0,
+			  0x99, 0x99, 0x37, 0};
 	assert_int_equal(mb_request_decode(prop, sizeof(prop), 1, a, &req), MB_EPROTO);
 	/* a string length past the end */
 	uint8_t str[] = {1, 0, 0, 0, MB_OP_LOGON_CHALLENGE, 6, 0, 0, 0, 200, 0, 1, 2, 3, 4};
@@ -504,7 +568,7 @@ static void test_bad_payloads(void **state)
 	/* a tiny arena refuses instead of overflowing */
 	struct mb_arena *tiny;
 	mb_arena_create(16, &tiny);
-	struct mb_op ops[32];
+	struct mb_op ops[40];
 	int n = build_all_ops(ops);
 	struct mb_request r = {1, (uint16_t)n, ops};
 	struct mb_buf *b;
@@ -521,7 +585,7 @@ static void test_partial_stream(void **state)
 {
 	(void)state;
 	/* two frames arriving byte by byte are found one after the other */
-	struct mb_op ops[32];
+	struct mb_op ops[40];
 	int n = build_all_ops(ops);
 	struct mb_request r = {1, (uint16_t)n, ops};
 	struct mb_buf *out, *tmp, *rx;
@@ -556,13 +620,10 @@ int main(void)
 {
 	init_props();
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_op_table),
-		cmocka_unit_test(test_request_every_op),
-		cmocka_unit_test(test_reply_every_op),
-		cmocka_unit_test(test_notify_and_error),
-		cmocka_unit_test(test_malformed_frames),
-		cmocka_unit_test(test_bad_payloads),
-		cmocka_unit_test(test_partial_stream),
+	    cmocka_unit_test(test_op_table),	     cmocka_unit_test(test_request_every_op),
+	    cmocka_unit_test(test_reply_every_op),   cmocka_unit_test(test_notify_and_error),
+	    cmocka_unit_test(test_malformed_frames), cmocka_unit_test(test_bad_payloads),
+	    cmocka_unit_test(test_partial_stream),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

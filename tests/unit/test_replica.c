@@ -69,8 +69,8 @@ static void test_items(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_slots),
-		cmocka_unit_test(test_items),
+	    cmocka_unit_test(test_slots),
+	    cmocka_unit_test(test_items),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

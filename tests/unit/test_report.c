@@ -20,6 +20,7 @@
 
 #include "core/error.h"
 #include "core/hist.h"
+#include "report/faults.h"
 #include "report/report.h"
 #include "report/series.h"
 #include "report/thresholds.h"
@@ -200,8 +201,10 @@ static void test_thresholds_file(void **state)
 	assert_int_equal(th.counter[MB_C_PROCESSOR_PCT].cmp, MB_CMP_LE);
 	assert_float_equal(th.counter[MB_C_PROCESSOR_PCT].value, 80, 0);
 	assert_int_equal(th.counter[MB_C_RPC_OPS].cmp, MB_CMP_GT);
-	assert_float_equal(th.storage_read_ms_max, 15, 0);
-	assert_float_equal(th.storage_log_ms_max, 10, 0);
+	/* an older file's storage limits are the two counters' "< X" */
+	assert_int_equal(th.counter[MB_C_STRESS_READ_MS].cmp, MB_CMP_LT);
+	assert_float_equal(th.counter[MB_C_STRESS_READ_MS].value, 15, 0);
+	assert_float_equal(th.counter[MB_C_STRESS_LOG_MS].value, 10, 0);
 	/* errors name the file, the line and the field, and change nothing */
 	copy = th;
 	write_file(path, "counters = {\n  processor_pct = { cmp = \"<=\"; value = 70; };\n"
@@ -218,7 +221,7 @@ static void test_thresholds_file(void **state)
 	assert_true(err.line >= 1);
 	/* save and load back: identical */
 	th.counter[MB_C_CLIENT_LATENCY] = (struct mb_threshold){MB_CMP_LT, 0.1};
-	th.storage_log_ms_max = 3.25;
+	th.counter[MB_C_STRESS_LOG_MS] = (struct mb_threshold){MB_CMP_LE, 3.25};
 	assert_int_equal(mb_thresholds_save(&th, path), 0);
 	struct mb_thresholds back;
 	mb_thresholds_init(&back, NULL, NULL);
@@ -228,7 +231,62 @@ static void test_thresholds_file(void **state)
 		if (th.counter[i].cmp != MB_CMP_NONE)
 			assert_float_equal(back.counter[i].value, th.counter[i].value, 0);
 	}
-	assert_float_equal(back.storage_log_ms_max, 3.25, 0);
+	assert_int_equal(back.counter[MB_C_STRESS_LOG_MS].cmp, MB_CMP_LE);
+	assert_float_equal(back.counter[MB_C_STRESS_LOG_MS].value, 3.25, 0);
+}
+
+/* The storage test's latency limits are ordinary counter thresholds. */
+static void test_storage_thresholds(void **state)
+{
+	(void)state;
+	struct mb_storage_cfg st;
+	memset(&st, 0, sizeof(st));
+	st.db_read_avg_ms_max = 5;
+	st.log_write_avg_ms_max = 2;
+	struct mb_thresholds th;
+	mb_thresholds_init(&th, NULL, &st);
+	assert_int_equal(th.counter[MB_C_STRESS_READ_MS].cmp, MB_CMP_LT);
+	assert_float_equal(th.counter[MB_C_STRESS_READ_MS].value, 5, 0);
+	assert_float_equal(th.counter[MB_C_STRESS_LOG_MS].value, 2, 0);
+	/* the scenario's threshold on the counter wins over the storage file */
+	struct mb_scenario *sc = calloc(1, sizeof(*sc));
+	assert_non_null(sc);
+	sc->thresholds[MB_C_STRESS_READ_MS] = (struct mb_threshold){MB_CMP_LE, 5};
+	mb_thresholds_init(&th, sc, &st);
+	free(sc);
+	assert_int_equal(th.counter[MB_C_STRESS_READ_MS].cmp, MB_CMP_LE);
+	assert_int_equal(mb_storage_verdict(&th, true, 5, true, 1), MB_VERDICT_PASS);
+	assert_int_equal(mb_storage_verdict(&th, true, 5, true, 2), MB_VERDICT_FAIL);
+	/* one measured and passing is no verdict; one failing is a fail */
+	assert_int_equal(mb_storage_verdict(&th, true, 1, false, 0), MB_VERDICT_NONE);
+	assert_int_equal(mb_storage_verdict(&th, false, 0, true, 9), MB_VERDICT_FAIL);
+	/* none: that latency never fails */
+	th.counter[MB_C_STRESS_LOG_MS] = (struct mb_threshold){MB_CMP_NONE, 0};
+	assert_int_equal(mb_storage_verdict(&th, true, 1, true, 1e9), MB_VERDICT_NONE);
+	/* the command line's form: X is "< X", or any threshold, or none */
+	struct mb_threshold t;
+	assert_int_equal(mb_threshold_parse_limit("1e9", 0, 1e12, &t), 0);
+	assert_true(t.cmp == MB_CMP_LT && t.value == 1e9);
+	assert_int_equal(mb_threshold_parse_limit("<= 5", 0, 1e12, &t), 0);
+	assert_true(t.cmp == MB_CMP_LE && t.value == 5);
+	assert_int_equal(mb_threshold_parse_limit("none", 0, 1e12, &t), 0);
+	assert_int_equal(t.cmp, MB_CMP_NONE);
+	assert_int_equal(mb_threshold_parse_limit("0", 0, 1e12, &t), MB_EINVAL);
+	assert_int_equal(mb_threshold_parse_limit("2e12", 0, 1e12, &t), MB_EINVAL);
+	assert_int_equal(mb_threshold_parse_limit("5 ms", 0, 1e12, &t), MB_EINVAL);
+	assert_int_equal(mb_threshold_parse_limit("~ 5", 0, 1e12, &t), MB_EINVAL);
+	/* and the thresholds file carries them as counters */
+	char path[400];
+	snprintf(path, sizeof(path), "%s/thresholds-st.cfg", tmpdir);
+	th.counter[MB_C_STRESS_READ_MS] = (struct mb_threshold){MB_CMP_LE, 7.5};
+	assert_int_equal(mb_thresholds_save(&th, path), 0);
+	struct mb_thresholds back;
+	struct mb_cfg_error err;
+	mb_thresholds_init(&back, NULL, NULL);
+	assert_int_equal(mb_thresholds_load(&back, path, &err), 0);
+	assert_int_equal(back.counter[MB_C_STRESS_READ_MS].cmp, MB_CMP_LE);
+	assert_float_equal(back.counter[MB_C_STRESS_READ_MS].value, 7.5, 0);
+	assert_int_equal(back.counter[MB_C_STRESS_LOG_MS].cmp, MB_CMP_NONE);
 }
 
 static void fill_summary(struct mb_run_summary *s, const char *id, const char *started)
@@ -411,6 +469,37 @@ static void test_csv(void **state)
 	mb_series_destroy(s);
 }
 
+/* fault specs: io-error's MODE and FILES in either order, bad ones named */
+static void test_fault_specs(void **state)
+{
+	(void)state;
+	struct mb_fault_spec sp;
+	char err[256];
+	assert_int_equal(mb_fault_parse("io-error@30s", &sp, err, sizeof(err)), 0);
+	assert_int_equal(sp.kind, MB_FK_IO_ERROR);
+	assert_string_equal(sp.mode, "eio");
+	assert_string_equal(sp.files, "log");
+	assert_true(sp.at_s == 30 && sp.dur_s == 10);
+	assert_int_equal(mb_fault_parse("io-error@1m:fsync:db+4s", &sp, err, sizeof(err)), 0);
+	assert_string_equal(sp.mode, "fsync");
+	assert_string_equal(sp.files, "db");
+	assert_true(sp.at_s == 60 && sp.dur_s == 4);
+	assert_int_equal(mb_fault_parse("io-error@2s:all:enospc", &sp, err, sizeof(err)), 0);
+	assert_string_equal(sp.mode, "enospc");
+	assert_string_equal(sp.files, "all");
+	assert_int_equal(mb_fault_parse("io-error@2s:db", &sp, err, sizeof(err)), 0);
+	assert_string_equal(sp.mode, "eio");
+	assert_string_equal(sp.files, "db");
+	static const char *const bad[] = {"io-error@2s:db:log", "io-error@2s:eio:fsync",
+					  "io-error@2s:disk",
+					  "io-error@2s:eio:", "io-error@2s:,db"};
+	for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
+		err[0] = '\0';
+		assert_int_equal(mb_fault_parse(bad[k], &sp, err, sizeof(err)), MB_EINVAL);
+		assert_non_null(strstr(err, bad[k]));
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -418,10 +507,12 @@ int main(void)
 	    cmocka_unit_test(test_histset_exact_merge),
 	    cmocka_unit_test(test_threshold_eval),
 	    cmocka_unit_test(test_thresholds_file),
+	    cmocka_unit_test(test_storage_thresholds),
 	    cmocka_unit_test(test_summary_verdict),
 	    cmocka_unit_test(test_summary_json_round_trip),
 	    cmocka_unit_test(test_saved_runs),
 	    cmocka_unit_test(test_csv),
+	    cmocka_unit_test(test_fault_specs),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -23,23 +23,7 @@
 #include "core/error.h"
 #include "core/sampler.h"
 
-static double process_cpu_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static volatile uint64_t sink;
-static void burn(double cpu_seconds)
-{
-	double start = process_cpu_s();
-	uint64_t x = 1;
-	while (process_cpu_s() - start < cpu_seconds)
-		for (int i = 0; i < 100000; i++)
-			x = x * 6364136223846793005ull + 1442695040888963407ull;
-	sink = x;
-}
+#include "burn.h"
 
 static void test_self_sample(void **state)
 {
@@ -111,9 +95,11 @@ static void test_switches_rise(void **state)
 	pthread_barrier_destroy(&barrier_done);
 	pthread_barrier_destroy(&barrier_go);
 	assert_int_equal(b.threads, a.threads + NTHREADS);
-	/* every nanosleep blocks: at least one voluntary switch each, summed
-	 * over the threads (the main thread alone could not reach this) */
-	assert_true(b.vol_cs - a.vol_cs >= NTHREADS * NSLEEPS);
+	/* the sleepers' voluntary switches are summed in: each blocked at
+	 * least once (in nanosleep, then at the barrier).  Not one per
+	 * nanosleep: on an idle machine a 100 us sleep does not always end in
+	 * a counted switch (seen in CI) */
+	assert_true(b.vol_cs - a.vol_cs >= NTHREADS);
 	struct mb_proc_rates r;
 	assert_int_equal(mb_proc_rates(&a, &b, &r), 0);
 	assert_true(r.cs_per_s > 0.0);

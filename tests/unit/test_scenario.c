@@ -87,13 +87,13 @@ static void test_online_published(void **state)
 	assert_true(s->mailbox_mb == 25.0);
 	assert_int_equal(s->users_per_client, 1000);
 	/* mailbox configuration, distribution lists */
-	assert_int_equal(s->inbox_messages, 100);
-	assert_int_equal(s->deleted_items_messages, 1);
-	assert_int_equal(s->new_folders, 10);
-	assert_int_equal(s->messages_per_folder, 10);
-	assert_int_equal(s->calendar_appointments, 25);
-	assert_int_equal(s->contacts, 128);
-	assert_int_equal(s->avg_message_kb, 75);
+	assert_int_equal(s->mailbox.inbox_messages, 100);
+	assert_int_equal(s->mailbox.deleted_items_messages, 1);
+	assert_int_equal(s->mailbox.new_folders, 10);
+	assert_int_equal(s->mailbox.messages_per_folder, 10);
+	assert_int_equal(s->mailbox.calendar_appointments, 25);
+	assert_int_equal(s->mailbox.contacts, 128);
+	assert_int_equal(s->mailbox.avg_message_kb, 75);
 	assert_int_equal(s->dl_per_site, 100);
 	assert_int_equal(s->dl_min_members, 2);
 	assert_int_equal(s->dl_avg_members, 10);
@@ -132,7 +132,9 @@ static void test_online_published(void **state)
 	/* run defaults are in range and separate from the published figures */
 	assert_true(s->run_users >= 1 && s->run_users <= s->users);
 	assert_true(s->scale > 0 && s->scale <= 1);
-	assert_int_equal(s->page_kb, 32);
+	assert_int_equal(s->page_kb, 4);   /* ESE in Exchange 2003 */
+	assert_true(s->run_cache_mb == 0); /* the published ratio */
+	assert_int_equal(s->run_seed, 1);
 	assert_int_equal(s->thresholds[MB_C_LOADSIM_SCORE_MS].cmp, MB_CMP_LT);
 	assert_true(s->thresholds[MB_C_LOADSIM_SCORE_MS].value == 1000);
 	assert_int_equal(s->thresholds[MB_C_USERS].cmp, MB_CMP_NONE);
@@ -281,7 +283,7 @@ static void test_errors(void **state)
 		     "\">= 5\", not \"about 5\"",
 		     false);
 	expect_error("threads.cfg", "base = \"storage\";\nrun = { threads = [4, 0]; };\n",
-		     "%s/threads.cfg:2: run.threads[1]: must be between 1 and 1024", true);
+		     "%s/threads.cfg:2: run.threads[1]: must be between 1 and 64", true);
 	/* missing required fields: at the line of their group when it exists */
 	expect_error("missing.cfg", "kind = \"mailbox\";\ntitle = \"t\";\n",
 		     "%s/missing.cfg: number: required but missing", false);

@@ -123,10 +123,11 @@ static void check_rates(const char *name, double accel)
 		double sd = sqrt(sum2[a] / gaps[a] - mean * mean);
 		double want_mean = MB_SCHED_DAY_S / accel / rate;
 		double frac_tail = (double)tail[a] / gaps[a];
-		print_message("%s accel %g %-22s %6.2f/day (want %6.2f) gap mean %.1f s (want %.1f) "
-			      "CV %.3f tail %.3f (want %.3f)\n",
-			      name, accel, mb_actions[a].label, per_day, rate, mean, want_mean,
-			      sd / mean, frac_tail, exp(-2.0));
+		print_message(
+		    "%s accel %g %-22s %6.2f/day (want %6.2f) gap mean %.1f s (want %.1f) "
+		    "CV %.3f tail %.3f (want %.3f)\n",
+		    name, accel, mb_actions[a].label, per_day, rate, mean, want_mean, sd / mean,
+		    frac_tail, exp(-2.0));
 		assert_true(fabs(per_day - rate) < 0.03 * rate);
 		assert_true(fabs(mean - want_mean) < 0.04 * want_mean);
 		assert_true(fabs(sd / mean - 1.0) < 0.05);
@@ -374,12 +375,9 @@ static void test_helpers(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_helpers),
-		cmocka_unit_test(test_rates_online),
-		cmocka_unit_test(test_rates_cached),
-		cmocka_unit_test(test_messages_online),
-		cmocka_unit_test(test_messages_cached),
-		cmocka_unit_test(test_small_population),
+	    cmocka_unit_test(test_helpers),	    cmocka_unit_test(test_rates_online),
+	    cmocka_unit_test(test_rates_cached),    cmocka_unit_test(test_messages_online),
+	    cmocka_unit_test(test_messages_cached), cmocka_unit_test(test_small_population),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

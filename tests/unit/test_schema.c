@@ -140,8 +140,8 @@ static void test_messages_order_and_paging(void **state)
 	struct fx *f = *state;
 	uint64_t m[10];
 	for (int i = 0; i < 10; i++)
-		m[i] = add(f, 1, MB_FID_INBOX, 1000 + (i * 37) % 10 * 100, i % 2 ? MB_MSGFLAG_READ : 0,
-			   "hello", NULL);
+		m[i] = add(f, 1, MB_FID_INBOX, 1000 + (i * 37) % 10 * 100,
+			   i % 2 ? MB_MSGFLAG_READ : 0, "hello", NULL);
 	struct mb_folder_rec fr;
 	assert_int_equal(mb_schema_folder_get(f->s, 1, MB_FID_INBOX, &fr), 0);
 	assert_int_equal(fr.count, 10);
@@ -153,9 +153,8 @@ static void test_messages_order_and_paging(void **state)
 	bool more = true;
 	int pages = 0;
 	while (more) {
-		assert_int_equal(mb_schema_folder_scan(f->s, 1, MB_FID_INBOX, &pos, 3, collect, got,
-						       &more),
-				 0);
+		assert_int_equal(
+		    mb_schema_folder_scan(f->s, 1, MB_FID_INBOX, &pos, 3, collect, got, &more), 0);
 		pages++;
 	}
 	assert_int_equal(got[0], 10);
@@ -196,9 +195,8 @@ static void test_changes_and_tombstones(void **state)
 	assert_true(cn1 > wm);
 	struct chg c = {0};
 	bool more;
-	assert_int_equal(mb_schema_folder_changes(f->s, 1, MB_FID_INBOX, wm, 100, collect_chg, &c,
-						  &more),
-			 0);
+	assert_int_equal(
+	    mb_schema_folder_changes(f->s, 1, MB_FID_INBOX, wm, 100, collect_chg, &c, &more), 0);
 	assert_int_equal(c.n, 2);
 	assert_true(c.mid[0] == a && c.mid[1] == b && !c.del[0]);
 	wm = c.cn[1];
@@ -218,9 +216,8 @@ static void test_changes_and_tombstones(void **state)
 	assert_int_equal(mb_db_commit(f->db), 0);
 	assert_true(moved == a);
 	memset(&c, 0, sizeof(c));
-	assert_int_equal(mb_schema_folder_changes(f->s, 1, MB_FID_INBOX, wm, 100, collect_chg, &c,
-						  &more),
-			 0);
+	assert_int_equal(
+	    mb_schema_folder_changes(f->s, 1, MB_FID_INBOX, wm, 100, collect_chg, &c, &more), 0);
 	assert_int_equal(c.n, 2);
 	assert_true(c.del[0] && c.del[1]);
 	assert_true((c.mid[0] == b && c.mid[1] == a));
@@ -233,9 +230,8 @@ static void test_changes_and_tombstones(void **state)
 	assert_int_equal(mb_schema_msg_get(f->s, 1, a, &v, &rec), 0);
 	assert_int_equal(rec.folder, MB_FID_DELETED);
 	memset(&c, 0, sizeof(c));
-	assert_int_equal(mb_schema_folder_changes(f->s, 1, MB_FID_DELETED, 0, 100, collect_chg, &c,
-						  &more),
-			 0);
+	assert_int_equal(
+	    mb_schema_folder_changes(f->s, 1, MB_FID_DELETED, 0, 100, collect_chg, &c, &more), 0);
 	assert_int_equal(c.n, 1);
 	assert_true(c.mid[0] == a && !c.del[0]);
 	/* copy: a new id, the body copied */
@@ -248,9 +244,8 @@ static void test_changes_and_tombstones(void **state)
 	assert_int_equal(v.len, 9);
 	/* paging of changes */
 	memset(&c, 0, sizeof(c));
-	assert_int_equal(mb_schema_folder_changes(f->s, 1, MB_FID_INBOX, 0, 3, collect_chg, &c,
-						  &more),
-			 0);
+	assert_int_equal(
+	    mb_schema_folder_changes(f->s, 1, MB_FID_INBOX, 0, 3, collect_chg, &c, &more), 0);
 	assert_int_equal(c.n, 3);
 	assert_true(more);
 	mb_val_free(&v);
@@ -279,12 +274,14 @@ static void test_calendar_and_reopen(void **state)
 	for (int i = 0; i < 5; i++) {
 		in.start = 100 * H + i * 24 * H;
 		in.end = in.start + 2 * H;
-		assert_int_equal(mb_schema_msg_add(f->s, 1, MB_FID_CALENDAR, &in, f->tmp, NULL, NULL), 0);
+		assert_int_equal(
+		    mb_schema_msg_add(f->s, 1, MB_FID_CALENDAR, &in, f->tmp, NULL, NULL), 0);
 	}
 	assert_int_equal(mb_db_commit(f->db), 0);
 	int n = 0;
 	/* overlaps: the day-1 appointment starts before the range, ends inside */
-	assert_int_equal(mb_schema_calendar_range(f->s, 1, 125 * H, 150 * H, 100, collect_appt, &n), 0);
+	assert_int_equal(mb_schema_calendar_range(f->s, 1, 125 * H, 150 * H, 100, collect_appt, &n),
+			 0);
 	assert_int_equal(n, 2);
 	n = 0;
 	assert_int_equal(mb_schema_calendar_range(f->s, 1, 0, 1000 * H, 100, collect_appt, &n), 0);
@@ -308,10 +305,10 @@ static void test_calendar_and_reopen(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_mailbox_and_folders),
-		cmocka_unit_test(test_messages_order_and_paging),
-		cmocka_unit_test(test_changes_and_tombstones),
-		cmocka_unit_test(test_calendar_and_reopen),
+	    cmocka_unit_test(test_mailbox_and_folders),
+	    cmocka_unit_test(test_messages_order_and_paging),
+	    cmocka_unit_test(test_changes_and_tombstones),
+	    cmocka_unit_test(test_calendar_and_reopen),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

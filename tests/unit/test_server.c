@@ -1,4 +1,4 @@
-/* test_server.c: connection handling of the store (src/store/server.c),
+/* test_server.c: connection handling of the store (src/store/net.c),
  * against a real store in a thread: an idle connection is closed after the
  * idle timeout; a well-framed but malformed payload gets an ERROR frame
  * and the connection stays usable; a frame header above the size limit
@@ -146,10 +146,10 @@ static void test_pipelined_in_order(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_bad_payload_then_ok),
-		cmocka_unit_test(test_oversize_closes),
-		cmocka_unit_test(test_pipelined_in_order),
-		cmocka_unit_test(test_idle_closed),
+	    cmocka_unit_test(test_bad_payload_then_ok),
+	    cmocka_unit_test(test_oversize_closes),
+	    cmocka_unit_test(test_pipelined_in_order),
+	    cmocka_unit_test(test_idle_closed),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -218,7 +218,7 @@ static struct mb_stress_figures figs(double rd_avg, double log_avg)
 static void test_verdict(void **state)
 {
 	(void)state;
-	struct mb_stress_limits lim = {20.0, 10.0};
+	struct mb_stress_limits lim = {{MB_CMP_LT, 20.0}, {MB_CMP_LT, 10.0}};
 	char why[256];
 	struct mb_stress_figures f = figs(1.2, 0.9);
 	assert_true(mb_stress_verdict(&f, &lim, why, sizeof(why)));
@@ -240,9 +240,17 @@ static void test_verdict(void **state)
 	memset(&f, 0, sizeof(f));
 	assert_false(mb_stress_verdict(&f, &lim, why, sizeof(why)));
 	/* the command line or scenario limit is what counts */
-	struct mb_stress_limits tight = {1.0, 10.0};
+	struct mb_stress_limits tight = {{MB_CMP_LT, 1.0}, {MB_CMP_LT, 10.0}};
 	f = figs(1.2, 0.9);
 	assert_false(mb_stress_verdict(&f, &tight, NULL, 0));
+	/* any comparison of the threshold module: "<=" passes the limit itself,
+	 * none never fails */
+	struct mb_stress_limits le = {{MB_CMP_LE, 20.0}, {MB_CMP_NONE, 0}};
+	f = figs(20.0, 500);
+	assert_true(mb_stress_verdict(&f, &le, why, sizeof(why)));
+	f = figs(20.01, 0.9);
+	assert_false(mb_stress_verdict(&f, &le, why, sizeof(why)));
+	assert_non_null(strstr(why, "<= 20"));
 }
 
 static void test_tuning_window(void **state)
@@ -396,8 +404,7 @@ static void assert_first_error(struct phase *p, struct mb_fault *fault, const ch
 	assert_true(mb_stress_acct_errors(p->a) >= 1);
 	char what[700], file[700];
 	uint64_t off = UINT64_MAX;
-	assert_true(
-	    mb_stress_acct_first_error(p->a, what, sizeof(what), file, sizeof(file), &off));
+	assert_true(mb_stress_acct_first_error(p->a, what, sizeof(what), file, sizeof(file), &off));
 	assert_non_null(strstr(file, in_file));
 	assert_true(off < off_end && off % 8192 == 0);
 	assert_non_null(strstr(what, in_what));
@@ -462,7 +469,7 @@ static void test_injected_eio_fails_run(void **state)
 	struct mb_iomode *m;
 	assert_int_equal(mb_iomode_open(&c, &m, msg, sizeof(msg)), 0);
 	/* the 50th database read from now fails with EIO */
-	struct mb_fault_rule rule = {MB_FAULT_EIO, MB_FAULT_ON_READ, MB_FILE_DB, 50, false};
+	struct mb_fault_rule rule = {MB_FAULT_EIO, MB_FAULT_ON_READ, MB_FILE_DB, 50, false, 0};
 	mb_fault_arm(fault, &rule);
 	struct phase p;
 	phase_init(&p, m, NULL);
@@ -473,7 +480,7 @@ static void test_injected_eio_fails_run(void **state)
 	assert_first_error(&p, fault, "/stress/io/db0", 256 * 8192, "read");
 	/* and the verdict fails */
 	p.f.errors = mb_stress_acct_errors(p.a);
-	struct mb_stress_limits lim = {20, 10};
+	struct mb_stress_limits lim = {{MB_CMP_LT, 20}, {MB_CMP_LT, 10}};
 	assert_false(mb_stress_verdict(&p.f, &lim, NULL, 0));
 	mb_fault_disarm(fault);
 	mb_iomode_close(m);
@@ -604,7 +611,7 @@ static void test_txnmode_injected_eio(void **state)
 	struct mb_txnmode *m;
 	assert_int_equal(mb_txnmode_open(&c, &m, msg, sizeof(msg)), 0);
 	/* every database read from the 20th on fails */
-	struct mb_fault_rule rule = {MB_FAULT_EIO, MB_FAULT_ON_READ, MB_FILE_DB, 20, true};
+	struct mb_fault_rule rule = {MB_FAULT_EIO, MB_FAULT_ON_READ, MB_FILE_DB, 20, true, 0};
 	mb_fault_arm(fault, &rule);
 	struct phase p;
 	phase_init(&p, NULL, m);

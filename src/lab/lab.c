@@ -1,0 +1,950 @@
+/* lab.c: the throwaway Dovecot + Postfix lab (see lab.h for its states).
+ *
+ * Layout under DATA/lab:
+ *   dovecot.conf  passwd  virtual  vmailbox  postfix/{main.cf,master.cf}
+ *   run/ (Dovecot base_dir)  state/  mail/USER/  pf-spool/  pf-data/
+ *   dovecot.log  postfix.log  dovecot.out  postfix.out
+ *   tls-cert.pem  tls-key.pem (0600)   with --tls: a self-signed certificate
+ *                                      for localhost/127.0.0.1 (core/tls.c)
+ * Postfix's queue lives outside its config directory (its check wants
+ * every file under the config directory owned by root).  Ports are free
+ * ports the kernel gave to a bind on port 0 just before the configs were
+ * written.
+ */
+#include "config.h"
+
+#include "lab/lab.h"
+
+#include "core/error.h"
+#include "core/sampler.h"
+#include "core/tls.h"
+
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <pwd.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char **environ;
+
+struct mb_lab {
+	struct mb_lab_opts o;
+	struct mb_lab_info info;
+	char conf[4200], pfconf[4200], pfpid[4200];
+	pid_t dv_child; /* dovecot -F (the master itself) */
+	pid_t pf_child; /* postfix start-fg (postfix-script, parent of master) */
+	double dv_next_restart;
+	int dv_backoff_ms;
+};
+
+static void seterr(char *err, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+	if (!err || !len)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, len, fmt, ap);
+	va_end(ap);
+}
+
+static int free_port(int *port)
+{
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	struct sockaddr_in sa;
+	socklen_t sl = sizeof(sa);
+	if (fd < 0)
+		return MB_ESYS;
+	memset(&sa, 0, sizeof(sa));
+	sa.sin_family = AF_INET;
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) ||
+	    getsockname(fd, (struct sockaddr *)&sa, &sl)) {
+		close(fd);
+		return MB_ESYS;
+	}
+	*port = ntohs(sa.sin_port);
+	close(fd);
+	return 0;
+}
+
+/* Write a whole file atomically. */
+static int write_file(const char *path, const char *text, mode_t mode)
+{
+	char tmp[4300];
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+	if (fd < 0)
+		return mb_from_errno(errno);
+	size_t len = strlen(text), off = 0;
+	while (off < len) {
+		ssize_t n = write(fd, text + off, len - off);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			close(fd);
+			unlink(tmp);
+			return MB_EIO;
+		}
+		off += (size_t)n;
+	}
+	if (fchmod(fd, mode) || close(fd) || rename(tmp, path)) {
+		unlink(tmp);
+		return MB_EIO;
+	}
+	return 0;
+}
+
+/* A growable text buffer for the maps. */
+struct text {
+	char *s;
+	size_t len, cap;
+	int err;
+};
+
+static void tprintf(struct text *t, const char *fmt, ...)
+{
+	va_list ap;
+	for (;;) {
+		va_start(ap, fmt);
+		int n = vsnprintf(t->s ? t->s + t->len : NULL, t->s ? t->cap - t->len : 0, fmt, ap);
+		va_end(ap);
+		if (n < 0) {
+			t->err = MB_EINVAL;
+			return;
+		}
+		if (t->s && (size_t)n < t->cap - t->len) {
+			t->len += (size_t)n;
+			return;
+		}
+		size_t cap = t->cap ? t->cap * 2 : 4096;
+		while (cap < t->len + (size_t)n + 1)
+			cap *= 2;
+		char *ns = realloc(t->s, cap);
+		if (!ns) {
+			t->err = MB_ENOMEM;
+			return;
+		}
+		t->s = ns;
+		t->cap = cap;
+	}
+}
+
+static int text_write(struct text *t, const char *path, mode_t mode)
+{
+	int rc = t->err ? t->err : write_file(path, t->s ? t->s : "", mode);
+	free(t->s);
+	return rc;
+}
+
+int mb_lab_write_passwd(const struct mb_topology *t, const char *path, unsigned uid, unsigned gid,
+			const char *home_prefix)
+{
+	struct text x = {0};
+	for (int i = 0; i < mb_topology_user_count(t); i++) {
+		const struct mb_topo_user *u = mb_topology_user(t, i);
+		tprintf(&x, "%s:{PLAIN}%s:%u:%u::%s/%s::\n", u->name, u->password, uid, gid,
+			home_prefix, u->name);
+	}
+	return text_write(&x, path, 0600);
+}
+
+int mb_lab_write_virtual(const struct mb_topology *t, const char *domain, const char *path)
+{
+	struct text x = {0};
+	tprintf(&x,
+		"# distribution lists of the mailbench accounts (Postfix virtual_alias_maps)\n");
+	for (int i = 0; i < mb_topology_list_count(t); i++) {
+		const struct mb_topo_list *l = mb_topology_list(t, i);
+		tprintf(&x, "%s@%s", l->name, domain);
+		for (int m = 0; m < l->nmembers; m++)
+			tprintf(&x, "%s%s@%s", m ? "," : " ",
+				mb_topology_user(t, (int)l->members[m])->name, domain);
+		tprintf(&x, "\n");
+	}
+	return text_write(&x, path, 0644);
+}
+
+int mb_lab_write_vmailbox(const struct mb_topology *t, const char *domain, const char *path)
+{
+	struct text x = {0};
+	for (int i = 0; i < mb_topology_user_count(t); i++)
+		tprintf(&x, "%s@%s %s/\n", mb_topology_user(t, i)->name, domain,
+			mb_topology_user(t, i)->name);
+	return text_write(&x, path, 0644);
+}
+
+static int mkdir_p1(const char *path, mode_t mode)
+{
+	if (mkdir(path, mode) && errno != EEXIST)
+		return mb_from_errno(errno);
+	return chmod(path, mode) ? mb_from_errno(errno) : 0;
+}
+
+/* Every ancestor of path must be searchable by others (the servers'
+ * unprivileged users reach their sockets and mail under it). */
+static int check_traversable(const char *path, char *err, size_t errlen)
+{
+	char buf[4096];
+	snprintf(buf, sizeof(buf), "%s", path);
+	for (char *s = buf + strlen(buf); s > buf; s--) {
+		if (*s != '/')
+			continue;
+		*s = 0;
+		struct stat st;
+		if (buf[0] && stat(buf, &st) == 0 && !(st.st_mode & S_IXOTH)) {
+			seterr(err, errlen,
+			       "lab: %s is not searchable by other users (mode %o); the servers' "
+			       "own users must reach DATA/lab: choose a --data under /tmp or chmod "
+			       "o+x it",
+			       buf, (unsigned)(st.st_mode & 07777));
+			return MB_EACCES;
+		}
+	}
+	return 0;
+}
+
+static const char *find_prog(const char *name, char *buf, size_t len)
+{
+	const char *path = getenv("PATH");
+	char dirs[8192];
+	snprintf(dirs, sizeof(dirs), "%s:/usr/sbin:/usr/local/sbin:/sbin",
+		 path ? path : "/usr/bin");
+	for (char *save = NULL, *d = strtok_r(dirs, ":", &save); d;
+	     d = strtok_r(NULL, ":", &save)) {
+		snprintf(buf, len, "%s/%s", d, name);
+		if (access(buf, X_OK) == 0)
+			return buf;
+	}
+	return NULL;
+}
+
+static int write_dovecot_conf(struct mb_lab *l, unsigned uid, const char *user, int ncpu)
+{
+	const char *d = l->info.dir;
+	int perf = l->o.login == MB_LAB_LOGIN_PERFORMANCE;
+	int nusers = mb_topology_user_count(l->o.accounts);
+	int imap_limit = nusers * 2 + 64 > 1024 ? nusers * 2 + 64 : 1024;
+	struct text x = {0};
+	const char *fmt =
+	    l->o.mail_format && !strcmp(l->o.mail_format, "mdbox") ? "mdbox" : "maildir";
+
+	tprintf(&x,
+		"# dovecot.conf: the mailbench lab's Dovecot (written by `mailbench lab dovecot`;\n"
+		"# a throwaway: every path below is under %s, nothing of /etc/dovecot is read).\n"
+		"base_dir = %s/run\n"
+		"state_dir = %s/state\n"
+		"log_path = %s/dovecot.log\n"
+		"instance_name = mailbench-lab-%d\n"
+		"listen = 127.0.0.1\n"
+		"protocols = imap lmtp\n"
+		"disable_plaintext_auth = no\n"
+		"auth_mechanisms = plain login\n"
+		"auth_username_format = %%Ln\n"
+		"mail_location = %s:~/%s\n"
+		"first_valid_uid = %u\n"
+		"last_valid_uid = 0\n",
+		d, d, d, d, (int)getpid(), fmt, !strcmp(fmt, "mdbox") ? "mdbox" : "Maildir", uid);
+	if (l->o.tls)
+		tprintf(
+		    &x,
+		    "# TLS (--tls): STARTTLS on the imap port, TLS from the first byte on imaps\n"
+		    "ssl = yes\nssl_cert = <%s\nssl_key = <%s\nssl_min_protocol = TLSv1.2\n"
+		    "verbose_ssl = no\n",
+		    l->info.tls_cert, l->info.tls_key);
+	else
+		tprintf(&x, "ssl = no\n");
+	if (getuid() != 0)
+		tprintf(&x, "default_internal_user = %s\ndefault_login_user = %s\n", user, user);
+	tprintf(
+	    &x,
+	    "passdb {\n  driver = passwd-file\n  args = scheme=PLAIN %s/passwd\n}\n"
+	    "userdb {\n  driver = passwd-file\n  args = %s/passwd\n}\n"
+	    "namespace inbox {\n  inbox = yes\n  separator = /\n"
+	    "  mailbox \"Sent Items\" {\n    special_use = \\Sent\n    auto = subscribe\n  }\n"
+	    "  mailbox \"Deleted Items\" {\n    special_use = \\Trash\n    auto = subscribe\n  }\n"
+	    "  mailbox Calendar {\n    auto = subscribe\n  }\n"
+	    "  mailbox Contacts {\n    auto = subscribe\n  }\n"
+	    "}\n"
+	    "# IDLE: new mail within a second even where inotify is short\n"
+	    "mailbox_idle_check_interval = 1 secs\n"
+	    "protocol imap {\n  mail_max_userip_connections = 1000\n}\n"
+	    "protocol lmtp {\n  postmaster_address = postmaster@%s\n}\n",
+	    d, d, MB_LAB_DOMAIN);
+	/* The login-process setting: it changes logins/s about 30x. */
+	if (perf)
+		tprintf(
+		    &x,
+		    "# Login processes: PERFORMANCE mode (service_count = 0: a login process\n"
+		    "# serves many connections; process_min_avail = CPUs: they are started in\n"
+		    "# advance).  About 30x the logins/s of Debian's default (service_count = 1,\n"
+		    "# one login process per connection); reports name the mode.\n"
+		    "service imap-login {\n"
+		    "  inet_listener imap {\n    port = %d\n  }\n"
+		    "  inet_listener imaps {\n    port = %d\n  }\n"
+		    "  service_count = 0\n  process_min_avail = %d\n  client_limit = %d\n}\n"
+		    "service imap {\n  service_count = 0\n  process_min_avail = %d\n"
+		    "  process_limit = %d\n}\n",
+		    l->info.imap_port, l->info.imaps_port, ncpu, imap_limit, ncpu, imap_limit);
+	else
+		tprintf(&x,
+			"# Login processes: SECURE mode, Debian's default (service_count = 1: one\n"
+			"# login process per connection).  About 1/30 of the logins/s of\n"
+			"# service_count = 0 with process_min_avail; reports name the mode.\n"
+			"service imap-login {\n"
+			"  inet_listener imap {\n    port = %d\n  }\n"
+			"  inet_listener imaps {\n    port = %d\n  }\n"
+			"  service_count = 1\n  process_limit = %d\n}\n"
+			"service imap {\n  process_limit = %d\n}\n",
+			l->info.imap_port, l->info.imaps_port, imap_limit, imap_limit);
+	tprintf(&x,
+		"service lmtp {\n  inet_listener lmtp {\n    address = 127.0.0.1\n    port = %d\n  "
+		"}\n}\n"
+		"# SASL for Postfix's submission listener\n"
+		"service auth {\n  inet_listener {\n    address = 127.0.0.1\n    port = %d\n  }\n"
+		"  client_limit = %d\n}\n",
+		l->info.lmtp_port, l->info.auth_port, imap_limit * 2 + 1000);
+	return text_write(&x, l->conf, 0644);
+}
+
+static int write_postfix_conf(struct mb_lab *l)
+{
+	const char *d = l->info.dir;
+	char path[4300];
+	struct text x = {0};
+	tprintf(&x,
+		"# main.cf: the mailbench lab's Postfix (written by `mailbench lab dovecot`;\n"
+		"# a throwaway: submission on 127.0.0.1:%d -> virtual aliases (the\n"
+		"# distribution lists) -> LMTP into the lab's Dovecot).\n"
+		"compatibility_level = 3.6\n"
+		"queue_directory = %s/pf-spool\n"
+		"data_directory = %s/pf-data\n"
+		"mail_owner = postfix\n"
+		"setgid_group = postdrop\n"
+		"inet_interfaces = loopback-only\n"
+		"inet_protocols = ipv4\n"
+		"myhostname = lab.%s\n"
+		"mydomain = %s\n"
+		"myorigin = %s\n"
+		"mydestination =\n"
+		"mynetworks = 127.0.0.0/8\n"
+		"relayhost =\n"
+		"local_transport = error:local delivery is disabled in the lab\n"
+		"alias_maps =\n"
+		"alias_database =\n"
+		"virtual_mailbox_domains = %s\n"
+		"virtual_mailbox_maps = texthash:%s/vmailbox\n"
+		"virtual_alias_maps = texthash:%s/virtual\n"
+		"virtual_transport = lmtp:inet:127.0.0.1:%d\n"
+		"maillog_file = %s/postfix.log\n"
+		"maillog_file_prefixes = %s\n"
+		"smtpd_sasl_auth_enable = yes\n"
+		"smtpd_sasl_type = dovecot\n"
+		"smtpd_sasl_path = inet:127.0.0.1:%d\n"
+		"smtpd_relay_restrictions = permit_mynetworks, permit_sasl_authenticated, "
+		"reject_unauth_destination\n"
+		"smtp_tls_security_level = none\n"
+		"biff = no\n"
+		"append_dot_mydomain = no\n"
+		"notify_classes =\n"
+		"message_size_limit = 52428800\n"
+		"smtpd_client_connection_count_limit = 0\n"
+		"smtpd_client_connection_rate_limit = 0\n"
+		"default_process_limit = 200\n"
+		"# a Dovecot restarted mid-run gets its deferred mail within seconds\n"
+		"queue_run_delay = 1s\n"
+		"minimal_backoff_time = 1s\n"
+		"maximal_backoff_time = 4s\n"
+		"lmtp_destination_concurrency_limit = 20\n"
+		"lmtp_destination_recipient_limit = 1000\n",
+		l->info.smtp_port, d, d, MB_LAB_DOMAIN, MB_LAB_DOMAIN, MB_LAB_DOMAIN, MB_LAB_DOMAIN,
+		d, d, l->info.lmtp_port, d, d, l->info.auth_port);
+	if (l->o.tls)
+		tprintf(&x,
+			"# TLS (--tls): STARTTLS offered on submission, smtps in master.cf\n"
+			"smtpd_tls_security_level = may\n"
+			"smtpd_tls_cert_file = %s\nsmtpd_tls_key_file = %s\n"
+			"smtpd_tls_loglevel = 1\n",
+			l->info.tls_cert, l->info.tls_key);
+	else
+		tprintf(&x, "smtpd_tls_security_level = none\n");
+	snprintf(path, sizeof(path), "%s/main.cf", l->pfconf);
+	int rc = text_write(&x, path, 0644);
+	if (rc)
+		return rc;
+	memset(&x, 0, sizeof(x));
+	tprintf(&x,
+		"# master.cf: only the services the lab uses (no chroot, no local delivery)\n"
+		"127.0.0.1:%d inet n - n - - smtpd\n"
+		"pickup    unix n - n 60  1 pickup\n"
+		"cleanup   unix n - n -   0 cleanup\n"
+		"qmgr      unix n - n 300 1 qmgr\n"
+		"rewrite   unix - - n -   - trivial-rewrite\n"
+		"bounce    unix - - n -   0 bounce\n"
+		"defer     unix - - n -   0 bounce\n"
+		"trace     unix - - n -   0 bounce\n"
+		"verify    unix - - n -   1 verify\n"
+		"proxymap  unix - - n -   - proxymap\n"
+		"lmtp      unix - - n -   - lmtp\n"
+		"error     unix - - n -   - error\n"
+		"retry     unix - - n -   - error\n"
+		"discard   unix - - n -   - discard\n"
+		"anvil     unix - - n -   1 anvil\n"
+		"scache    unix - - n -   1 scache\n"
+		"postlog   unix-dgram n - n - 1 postlogd\n",
+		l->info.smtp_port);
+	if (l->o.tls)
+		tprintf(&x,
+			"127.0.0.1:%d inet n - n - - smtpd -o smtpd_tls_wrappermode=yes\n"
+			"tlsmgr    unix - - n 1000? 1 tlsmgr\n",
+			l->info.smtps_port);
+	snprintf(path, sizeof(path), "%s/master.cf", l->pfconf);
+	return text_write(&x, path, 0644);
+}
+
+/* Spawn argv in its own process group, output appended to logpath. */
+static int spawn(char *const argv[], const char *logpath, pid_t *pid)
+{
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t at;
+	sigset_t none;
+	int rc;
+
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, 1, logpath, O_WRONLY | O_CREAT | O_APPEND, 0644);
+	posix_spawn_file_actions_adddup2(&fa, 1, 2);
+	posix_spawnattr_init(&at);
+	sigemptyset(&none);
+	posix_spawnattr_setsigmask(&at, &none);
+	posix_spawnattr_setpgroup(&at, 0);
+	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
+					  POSIX_SPAWN_SETSIGDEF);
+	sigset_t def;
+	sigemptyset(&def);
+	sigaddset(&def, SIGTERM);
+	sigaddset(&def, SIGINT);
+	sigaddset(&def, SIGHUP);
+	sigaddset(&def, SIGCHLD);
+	sigaddset(&def, SIGPIPE);
+	posix_spawnattr_setsigdefault(&at, &def);
+	rc = posix_spawn(pid, argv[0], &fa, &at, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&at);
+	return rc ? mb_from_errno(rc) : 0;
+}
+
+/* Run postqueue ARG on the lab's Postfix; with out, its output's lines are
+ * counted into *lines.  0 when it exited 0. */
+static int postqueue(const char *labdir, const char *arg, int *lines)
+{
+	char prog[4200], conf[4200];
+	if (!find_prog("postqueue", prog, sizeof(prog)))
+		return MB_ENOTFOUND;
+	snprintf(conf, sizeof(conf), "%s/postfix", labdir);
+	char *argv[] = {prog, "-c", conf, (char *)arg, NULL};
+	int fds[2];
+	if (pipe(fds))
+		return MB_ESYS;
+	posix_spawn_file_actions_t fa;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
+	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+	posix_spawn_file_actions_addclose(&fa, fds[0]);
+	posix_spawn_file_actions_addclose(&fa, fds[1]);
+	pid_t pid;
+	int rc = posix_spawn(&pid, prog, &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	close(fds[1]);
+	if (rc) {
+		close(fds[0]);
+		return mb_from_errno(rc);
+	}
+	FILE *f = fdopen(fds[0], "r");
+	int n = 0, ch, bol = 1;
+	while (f && (ch = fgetc(f)) != EOF) {
+		n += bol && ch != '\n';
+		bol = ch == '\n';
+	}
+	if (f)
+		fclose(f);
+	else
+		close(fds[0]);
+	int st = 0;
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	if (lines)
+		*lines = n;
+	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : MB_EIO;
+}
+
+int mb_lab_queued(const char *labdir, int flush)
+{
+	int n = 0;
+	if (flush)
+		(void)postqueue(labdir, "-f", NULL);
+	int rc = postqueue(labdir, "-j", &n);
+	return rc ? rc : n;
+}
+
+/* Connect to 127.0.0.1:port and read a greeting starting with want. */
+static int probe(int port, const char *want)
+{
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	struct sockaddr_in sa;
+	char buf[256];
+	if (fd < 0)
+		return MB_ESYS;
+	memset(&sa, 0, sizeof(sa));
+	sa.sin_family = AF_INET;
+	sa.sin_port = htons((uint16_t)port);
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	int rc = MB_EAGAIN;
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0) {
+		struct pollfd pf = {fd, POLLIN, 0};
+		size_t got = 0;
+		while (got < strlen(want) && poll(&pf, 1, 2000) == 1) {
+			ssize_t n = read(fd, buf + got, sizeof(buf) - 1 - got);
+			if (n <= 0)
+				break;
+			got += (size_t)n;
+		}
+		if (got >= strlen(want) && !memcmp(buf, want, strlen(want)))
+			rc = 0;
+	}
+	close(fd);
+	return rc;
+}
+
+static void sleep_ms(int ms)
+{
+	struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+/* The last line of a log file, for error messages. */
+static void log_tail(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+	char line[512];
+	buf[0] = 0;
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, "atal") || strstr(line, "rror") || !buf[0])
+			snprintf(buf, len, "%s", line);
+	fclose(f);
+	size_t n = strlen(buf);
+	if (n && buf[n - 1] == '\n')
+		buf[n - 1] = 0;
+}
+
+static int start_dovecot(struct mb_lab *l)
+{
+	char prog[4200], out[4300];
+	if (!find_prog("dovecot", prog, sizeof(prog)))
+		return MB_ENOTFOUND;
+	snprintf(out, sizeof(out), "%s/dovecot.out", l->info.dir);
+	char *argv[] = {prog, "-F", "-c", l->conf, NULL};
+	int rc = spawn(argv, out, &l->dv_child);
+	if (!rc)
+		l->info.dovecot_pid = l->dv_child;
+	return rc;
+}
+
+static int start_postfix(struct mb_lab *l)
+{
+	char prog[4200], out[4300];
+	if (!find_prog("postfix", prog, sizeof(prog)))
+		return MB_ENOTFOUND;
+	snprintf(out, sizeof(out), "%s/postfix.out", l->info.dir);
+	char *argv[] = {prog, "-c", l->pfconf, "start-fg", NULL};
+	return spawn(argv, out, &l->pf_child);
+}
+
+static pid_t read_pidfile(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	long v = 0;
+	if (!f)
+		return 0;
+	if (fscanf(f, "%ld", &v) != 1)
+		v = 0;
+	fclose(f);
+	return (pid_t)v;
+}
+
+/* Wait until both answer (or a child died, or the timeout). */
+static int wait_up(struct mb_lab *l, int want_dv, int want_pf, char *err, size_t errlen)
+{
+	double until = mb_now_s() + l->o.start_timeout_ms / 1000.0;
+	int dv = !want_dv, pf = !want_pf;
+	while (mb_now_s() < until) {
+		int st;
+		if (want_dv && waitpid(l->dv_child, &st, WNOHANG) == l->dv_child) {
+			char tail[512], p[4300];
+			l->dv_child = 0;
+			snprintf(p, sizeof(p), "%s/dovecot.log", l->info.dir);
+			log_tail(p, tail, sizeof(tail));
+			if (!tail[0]) {
+				snprintf(p, sizeof(p), "%s/dovecot.out", l->info.dir);
+				log_tail(p, tail, sizeof(tail));
+			}
+			seterr(err, errlen, "lab: dovecot exited at start: %s", tail);
+			return MB_ECHILD;
+		}
+		if (want_pf && waitpid(l->pf_child, &st, WNOHANG) == l->pf_child) {
+			char tail[512], p[4300];
+			l->pf_child = 0;
+			snprintf(p, sizeof(p), "%s/postfix.log", l->info.dir);
+			log_tail(p, tail, sizeof(tail));
+			if (!tail[0]) {
+				snprintf(p, sizeof(p), "%s/postfix.out", l->info.dir);
+				log_tail(p, tail, sizeof(tail));
+			}
+			seterr(err, errlen, "lab: postfix exited at start: %s", tail);
+			return MB_ECHILD;
+		}
+		if (!dv && probe(l->info.imap_port, "* OK") == 0)
+			dv = 1;
+		if (!pf && probe(l->info.smtp_port, "220") == 0)
+			pf = 1;
+		if (dv && pf) {
+			if (want_pf)
+				l->info.postfix_pid = read_pidfile(l->pfpid);
+			return 0;
+		}
+		sleep_ms(50);
+	}
+	seterr(err, errlen, "lab: %s did not answer within %d ms (see %s/*.log)",
+	       !dv ? "dovecot (IMAP)" : "postfix (SMTP)", l->o.start_timeout_ms, l->info.dir);
+	return MB_ETIMEDOUT;
+}
+
+int mb_lab_start(const struct mb_lab_opts *o, struct mb_lab **out, char *err, size_t errlen)
+{
+	struct mb_lab *l = calloc(1, sizeof(*l));
+	char path[4300], prog[4200];
+	int rc, ncpu = 1;
+
+	if (!l)
+		return MB_ENOMEM;
+	l->o = *o;
+	if (!l->o.start_timeout_ms)
+		l->o.start_timeout_ms = 20000;
+	if (!l->o.accounts || !mb_topology_user_count(l->o.accounts)) {
+		seterr(err, errlen, "lab: no accounts");
+		free(l);
+		return MB_EINVAL;
+	}
+	if (!find_prog("dovecot", prog, sizeof(prog)) ||
+	    !find_prog("postfix", prog, sizeof(prog))) {
+		seterr(err, errlen,
+		       "lab: dovecot and postfix must be installed (Debian: apt-get install "
+		       "dovecot-imapd dovecot-lmtpd postfix)");
+		free(l);
+		return MB_ENOTFOUND;
+	}
+	if (getuid() != 0) {
+		seterr(err, errlen,
+		       "lab: Postfix runs only when started by root (its master "
+		       "drops privileges itself): run the lab as root");
+		free(l);
+		return MB_EACCES;
+	}
+	mb_online_cpus(&ncpu);
+	/* the account the mail processes run as */
+	struct passwd *pw = getpwnam("mail");
+	unsigned uid = pw ? (unsigned)pw->pw_uid : 8, gid = pw ? (unsigned)pw->pw_gid : 8;
+	const char *uname = pw ? pw->pw_name : "mail";
+
+	snprintf(l->info.mail_format, sizeof(l->info.mail_format), "%s",
+		 o->mail_format && !strcmp(o->mail_format, "mdbox") ? "mdbox" : "maildir");
+	if ((rc = mkdir_p1(o->data, 0755))) {
+		seterr(err, errlen, "lab: --data: cannot create %s: %s", o->data, mb_strerror(rc));
+		free(l);
+		return rc;
+	}
+	char *real = realpath(o->data, NULL);
+	if (!real) {
+		free(l);
+		return MB_ESYS;
+	}
+	snprintf(l->info.dir, sizeof(l->info.dir), "%s/lab", real);
+	free(real);
+	if ((rc = check_traversable(l->info.dir, err, errlen))) {
+		free(l);
+		return rc;
+	}
+	snprintf(l->conf, sizeof(l->conf), "%s/dovecot.conf", l->info.dir);
+	snprintf(l->pfconf, sizeof(l->pfconf), "%s/postfix", l->info.dir);
+	snprintf(l->pfpid, sizeof(l->pfpid), "%s/pf-spool/pid/master.pid", l->info.dir);
+	static const char *const dirs[] = {"",		"/run",	    "/state", "/postfix",
+					   "/pf-spool", "/pf-data", "/mail"};
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]) && !rc; i++) {
+		snprintf(path, sizeof(path), "%s%s", l->info.dir, dirs[i]);
+		rc = mkdir_p1(path, 0755);
+	}
+	snprintf(path, sizeof(path), "%s/pf-data", l->info.dir);
+	if (!rc) {
+		struct passwd *pp = getpwnam("postfix");
+		if (!pp || chown(path, pp->pw_uid, pp->pw_gid))
+			rc = MB_EACCES;
+	}
+	snprintf(path, sizeof(path), "%s/mail", l->info.dir);
+	if (!rc && chown(path, uid, gid))
+		rc = mb_from_errno(errno);
+	if (rc) {
+		seterr(err, errlen, "lab: cannot prepare %s: %s", l->info.dir, mb_strerror(rc));
+		free(l);
+		return rc;
+	}
+	if ((rc = free_port(&l->info.imap_port)) || (rc = free_port(&l->info.lmtp_port)) ||
+	    (rc = free_port(&l->info.auth_port)) || (rc = free_port(&l->info.smtp_port))) {
+		seterr(err, errlen, "lab: no free loopback port");
+		free(l);
+		return rc;
+	}
+	if (o->tls) {
+		if (free_port(&l->info.imaps_port) || free_port(&l->info.smtps_port)) {
+			seterr(err, errlen, "lab: no free loopback port");
+			free(l);
+			return MB_EIO;
+		}
+		snprintf(l->info.imaps_url, sizeof(l->info.imaps_url), "imaps://127.0.0.1:%d",
+			 l->info.imaps_port);
+		snprintf(l->info.smtps_url, sizeof(l->info.smtps_url), "smtps://127.0.0.1:%d",
+			 l->info.smtps_port);
+		snprintf(l->info.tls_cert, sizeof(l->info.tls_cert), "%s/tls-cert.pem",
+			 l->info.dir);
+		snprintf(l->info.tls_key, sizeof(l->info.tls_key), "%s/tls-key.pem", l->info.dir);
+		char terr[400];
+		rc = mb_tls_selfsigned("localhost", l->info.tls_cert, l->info.tls_key, terr,
+				       sizeof(terr));
+		if (rc) {
+			seterr(err, errlen, "lab: %s", terr);
+			free(l);
+			return rc;
+		}
+	}
+	/* the ports must differ (each came from a separate bind) */
+	snprintf(l->info.imap_url, sizeof(l->info.imap_url), "imap://127.0.0.1:%d",
+		 l->info.imap_port);
+	snprintf(l->info.smtp_url, sizeof(l->info.smtp_url), "smtp://127.0.0.1:%d",
+		 l->info.smtp_port);
+	if (o->login == MB_LAB_LOGIN_PERFORMANCE)
+		snprintf(l->info.login_mode, sizeof(l->info.login_mode),
+			 "performance (service_count = 0, process_min_avail = %d)", ncpu);
+	else
+		snprintf(l->info.login_mode, sizeof(l->info.login_mode),
+			 "secure (service_count = 1: one login process per connection)");
+
+	char home[4300];
+	snprintf(home, sizeof(home), "%s/mail", l->info.dir);
+	snprintf(path, sizeof(path), "%s/passwd", l->info.dir);
+	rc = mb_lab_write_passwd(o->accounts, path, uid, gid, home);
+	if (!rc) {
+		/* Dovecot's auth worker reads it as the dovecot user: root:dovecot 0640 */
+		struct group *gr = getgrnam("dovecot");
+		if (gr && (chown(path, 0, gr->gr_gid) || chmod(path, 0640)))
+			rc = mb_from_errno(errno);
+		snprintf(path, sizeof(path), "%s/virtual", l->info.dir);
+		rc = mb_lab_write_virtual(o->accounts, MB_LAB_DOMAIN, path);
+	}
+	if (!rc) {
+		snprintf(path, sizeof(path), "%s/vmailbox", l->info.dir);
+		rc = mb_lab_write_vmailbox(o->accounts, MB_LAB_DOMAIN, path);
+	}
+	if (!rc)
+		rc = write_dovecot_conf(l, uid, uname, ncpu);
+	if (!rc)
+		rc = write_postfix_conf(l);
+	if (rc) {
+		seterr(err, errlen, "lab: cannot write the configs under %s: %s", l->info.dir,
+		       mb_strerror(rc));
+		free(l);
+		return rc;
+	}
+	if ((rc = start_dovecot(l))) {
+		seterr(err, errlen, "lab: cannot start dovecot: %s", mb_strerror(rc));
+		free(l);
+		return rc;
+	}
+	if ((rc = start_postfix(l))) {
+		seterr(err, errlen, "lab: cannot start postfix: %s", mb_strerror(rc));
+		mb_lab_stop(l);
+		return rc;
+	}
+	if ((rc = wait_up(l, 1, 1, err, errlen))) {
+		mb_lab_stop(l);
+		return rc;
+	}
+	l->dv_backoff_ms = 100;
+	*out = l;
+	return 0;
+}
+
+const struct mb_lab_info *mb_lab_info(const struct mb_lab *l) { return &l->info; }
+
+int mb_lab_poll(struct mb_lab *l)
+{
+	int st, restarts = 0;
+	if (l->dv_child && waitpid(l->dv_child, &st, WNOHANG) == l->dv_child) {
+		l->dv_child = 0;
+		l->info.dovecot_pid = 0;
+		l->dv_next_restart = mb_now_s() + l->dv_backoff_ms / 1000.0;
+		if (!l->o.quiet)
+			fprintf(stderr, "lab: dovecot exited (%s %d); restarting\n",
+				WIFSIGNALED(st) ? "signal" : "status",
+				WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
+	}
+	if (!l->dv_child && mb_now_s() >= l->dv_next_restart) {
+		/* the old master's children may still hold the ports a moment */
+		if (start_dovecot(l) == 0 && wait_up(l, 1, 0, NULL, 0) == 0) {
+			l->info.dovecot_restarts++;
+			l->dv_backoff_ms = 100;
+			restarts++;
+		} else {
+			if (l->dv_child) {
+				kill(l->dv_child, SIGKILL);
+				waitpid(l->dv_child, &st, 0);
+				l->dv_child = 0;
+			}
+			l->dv_backoff_ms =
+			    l->dv_backoff_ms * 2 > 5000 ? 5000 : l->dv_backoff_ms * 2;
+			l->dv_next_restart = mb_now_s() + l->dv_backoff_ms / 1000.0;
+			return MB_ECHILD;
+		}
+	}
+	if (l->pf_child && waitpid(l->pf_child, &st, WNOHANG) == l->pf_child) {
+		l->pf_child = 0;
+		if (!l->o.quiet)
+			fprintf(stderr, "lab: postfix exited; restarting\n");
+		if (start_postfix(l) || wait_up(l, 0, 1, NULL, 0))
+			return MB_ECHILD;
+		restarts++;
+	}
+	return restarts;
+}
+
+int mb_proc_tree(const pid_t *roots, int nroots, pid_t *out, int max)
+{
+	int n = 0;
+	for (int i = 0; i < nroots && n < max; i++)
+		if (roots[i] > 0 && kill(roots[i], 0) == 0)
+			out[n++] = roots[i];
+	/* repeat until no new descendant is found (a child may be listed
+	 * before its parent) */
+	for (int changed = 1; changed && n < max;) {
+		changed = 0;
+		DIR *d = opendir("/proc");
+		if (!d)
+			return n;
+		struct dirent *e;
+		while ((e = readdir(d)) && n < max) {
+			char path[300], buf[512];
+			if (e->d_name[0] < '0' || e->d_name[0] > '9')
+				continue;
+			pid_t pid = (pid_t)atol(e->d_name);
+			int have = 0;
+			for (int k = 0; k < n && !have; k++)
+				have = out[k] == pid;
+			if (have)
+				continue;
+			snprintf(path, sizeof(path), "/proc/%s/stat", e->d_name);
+			FILE *f = fopen(path, "r");
+			if (!f)
+				continue;
+			size_t got = fread(buf, 1, sizeof(buf) - 1, f);
+			fclose(f);
+			buf[got] = 0;
+			char *rp = strrchr(buf, ')');
+			char state;
+			long ppid;
+			if (!rp || sscanf(rp + 1, " %c %ld", &state, &ppid) != 2 || state == 'Z')
+				continue;
+			for (int k = 0; k < n; k++)
+				if (out[k] == (pid_t)ppid) {
+					out[n++] = pid;
+					changed = 1;
+					break;
+				}
+		}
+		closedir(d);
+	}
+	return n;
+}
+
+int mb_lab_pids(const struct mb_lab *l, pid_t *pids, int max)
+{
+	pid_t roots[2] = {l->dv_child, l->info.postfix_pid};
+	return mb_proc_tree(roots, 2, pids, max);
+}
+
+/* Wait for pid (our child) up to ms; 1 reaped, 0 not. */
+static int reap(pid_t pid, int ms)
+{
+	int st;
+	for (int t = 0; t <= ms; t += 20) {
+		pid_t r = waitpid(pid, &st, WNOHANG);
+		if (r == pid || (r < 0 && errno == ECHILD))
+			return 1;
+		sleep_ms(20);
+	}
+	return 0;
+}
+
+/* Is any process of process group pg alive? */
+static int group_alive(pid_t pg) { return pg > 0 && kill(-pg, 0) == 0; }
+
+int mb_lab_stop(struct mb_lab *l)
+{
+	int forced = 0;
+	if (!l)
+		return 0;
+	pid_t dv_pg = l->dv_child, pf_pg = l->pf_child;
+	pid_t pf_master = read_pidfile(l->pfpid);
+	if (l->dv_child)
+		kill(l->dv_child, SIGTERM);
+	if (pf_master > 0)
+		kill(pf_master, SIGTERM); /* master stops its children */
+	else if (l->pf_child)
+		kill(l->pf_child, SIGTERM);
+	if (l->dv_child && !reap(l->dv_child, 10000)) {
+		kill(-l->dv_child, SIGKILL);
+		reap(l->dv_child, 2000);
+		forced = 1;
+	}
+	if (l->pf_child && !reap(l->pf_child, 10000)) {
+		kill(-l->pf_child, SIGKILL);
+		reap(l->pf_child, 2000);
+		forced = 1;
+	}
+	/* the masters' children: Postfix's master runs in a session of its own */
+	pid_t groups[3] = {dv_pg, pf_pg, pf_master};
+	for (int g = 0; g < 3; g++) {
+		for (int t = 0; t < 100 && group_alive(groups[g]); t++)
+			sleep_ms(50);
+		if (group_alive(groups[g])) {
+			kill(-groups[g], SIGKILL);
+			forced = 1;
+		}
+	}
+	free(l);
+	return forced ? MB_EBUSY : 0;
+}

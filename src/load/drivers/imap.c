@@ -1,0 +1,1477 @@
+/* drivers/imap.c: the "imap" target: a real mail server over IMAP4rev1
+ * (connection 0: LITERAL+, IDLE, UIDPLUS, MOVE, CONDSTORE/QRESYNC) and SMTP
+ * submission (connection 1: ESMTP, PIPELINING, AUTH PLAIN).  The table of
+ * action -> commands is docs/imap-target.md.
+ *
+ * A step is a short script of IMAP commands, one in flight at a time on
+ * connection 0 (each measured as "imap.<COMMAND>"); the tagged reply of
+ * one command runs the script's next phase.  Untagged responses are taken
+ * at any time: EXISTS/EXPUNGE/FETCH/VANISHED update the selected folder;
+ * a new EXISTS while idle is a new-mail notification (mb_target_wake).
+ *
+ * Connection 0 (TLS, when the target is imaps://, is the engine's before
+ * the greeting: the driver sees plaintext either way):
+ *   GREETING -> [CAPABILITY] -> [--tls starttls: STARTTLS (the capability
+ *            must list it) -> TLS handshake (engine) -> CAPABILITY again]
+ *            -> AUTHENTICATE PLAIN -> [ENABLE QRESYNC]
+ *            -> LIST -> READY <-> IDLE (between steps, INBOX selected)
+ *   a step while IDLE: DONE, wait for IDLE's OK, then the step's commands
+ * Connection 1 (SEND only, opened on first use and kept; smtps:// is TLS
+ * from the first byte):
+ *   CONNECTING -> GREETING(220) -> EHLO -> [--tls starttls: STARTTLS(220)
+ *              -> TLS handshake (engine) -> EHLO again] -> AUTH PLAIN -> READY
+ *   READY -> MAIL FROM + RCPT TO... + DATA (pipelined) -> 354 -> body
+ *         -> 250: acknowledged (ack log: '+' per recipient mailbox) -> READY
+ *
+ * Item ids handed to the behaviour model are (folder << 32) | UID.  A
+ * message this run sent carries Message-ID <%016llx@mailbench> (the id in
+ * the ack log); the uid -> id map of listed messages lets a delete log '~'
+ * and '-' for the messages the check must no longer expect.
+ *
+ * Cached mode: a replica per folder (UIDVALIDITY, HIGHESTMODSEQ, the UIDs,
+ * flags and senders); the first SYNC downloads every folder in full
+ * (bodies fetched and counted, not kept), later SYNCs are incremental
+ * (SELECT ... (QRESYNC (uidvalidity modseq)): VANISHED and changed flags,
+ * then the bodies of new UIDs), on IDLE notifications and on the engine's
+ * timer; listings and reads are then served locally (res->local), changes
+ * are uploaded as online.  Not supported by the target: free/busy and
+ * meeting requests (no shared calendars without Dovecot's ACL plugin set
+ * up), journal applications.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include <openssl/evp.h>
+
+#include "core/error.h"
+#include "core/sampler.h"
+#include "load/imapparse.h"
+#include "load/mailmsg.h"
+#include "load/smtpparse.h"
+#include "load/target.h"
+
+#define ROWS_MAX 256
+#define MAP_MAX 1024 /* uid -> message id entries per user */
+#define NFIXED 5     /* INBOX, Deleted Items, Sent Items, Calendar, Contacts */
+#define FOLDERS_MAX 64
+
+/* Operation names (histograms "imap.SELECT", ...). */
+/* clang-format off */
+#define OP_TABLE(X) \
+	X(GREETING, "imap.GREETING") \
+	X(CAPABILITY, "imap.CAPABILITY") \
+	X(AUTHENTICATE, "imap.AUTHENTICATE") \
+	X(ENABLE, "imap.ENABLE") \
+	X(LIST, "imap.LIST") \
+	X(SELECT, "imap.SELECT") \
+	X(FETCH, "imap.FETCH") \
+	X(STORE, "imap.STORE") \
+	X(MOVE, "imap.MOVE") \
+	X(EXPUNGE, "imap.EXPUNGE") \
+	X(APPEND, "imap.APPEND") \
+	X(STATUS, "imap.STATUS") \
+	X(NOOP, "imap.NOOP") \
+	X(IDLE, "imap.IDLE") \
+	X(LOGOUT, "imap.LOGOUT") \
+	X(S_GREETING, "smtp.GREETING") \
+	X(S_EHLO, "smtp.EHLO") \
+	X(S_AUTH, "smtp.AUTH") \
+	X(S_MAIL, "smtp.MAIL") \
+	X(S_RCPT, "smtp.RCPT") \
+	X(S_DATA, "smtp.DATA") \
+	X(STARTTLS, "imap.STARTTLS") \
+	X(S_STARTTLS, "smtp.STARTTLS")
+/* clang-format on */
+
+enum op {
+#define X_OP(id, name) OP_##id,
+	OP_TABLE(X_OP)
+#undef X_OP
+	    OP_COUNT
+};
+
+static const char *const imap_op_names[OP_COUNT] = {
+#define X_NAME(id, name) name,
+    OP_TABLE(X_NAME)
+#undef X_NAME
+};
+
+enum c0 {
+	C_DOWN = 0,
+	C_GREETING,
+	C_CAPA,
+	C_STARTTLS, /* STARTTLS sent; then the handshake */
+	C_TLS,
+	C_AUTH,
+	C_ENABLE,
+	C_LIST,
+	C_READY,
+	C_IDLE_START,
+	C_IDLE,
+	C_UNIDLE,
+	C_CMD
+};
+enum c1 {
+	S_DOWN = 0,
+	S_CONNECTING,
+	S_GREETING,
+	S_EHLO,
+	S_STARTTLS,
+	S_TLS,
+	S_AUTH,
+	S_READY,
+	S_ENVELOPE,
+	S_BODY
+};
+
+struct folder_rep {
+	uint32_t uidvalidity;
+	uint64_t modseq;
+	uint32_t maxuid;
+	int synced; /* downloaded at least once */
+	int dirty;
+	int n;
+	uint32_t uid[ROWS_MAX];
+	uint8_t seen[ROWS_MAX];
+	int32_t who[ROWS_MAX];
+};
+
+struct imap_user {
+	struct mb_imap_parser *p;
+	struct mb_smtp_parser *sp;
+	size_t scan0;
+	enum c0 c0;
+	enum c1 c1;
+	unsigned tagno;
+	char tag[16];
+	int op;	     /* command in flight on conn 0 */
+	int qresync; /* server has CONDSTORE+QRESYNC and we enabled it */
+	int has_move, has_uidplus, has_idle, has_literalplus, has_starttls;
+	int secured0, secured1; /* STARTTLS done on connection 0, 1 */
+	int nuser_folders;
+	int selected; /* folder index, -1 none */
+	uint32_t exists;
+	uint32_t sel_uidvalidity;
+	uint64_t sel_modseq;
+	int notified; /* EXISTS grew while idle */
+	/* the step in flight */
+	int stepping;
+	struct mb_step s;
+	int phase;
+	uint64_t ids[ROWS_MAX];
+	int nids;
+	uint64_t more[ROWS_MAX];
+	int nmore;
+	uint32_t rcpt_mb[512]; /* SEND: recipient mailboxes */
+	uint16_t rcpt_of[512]; /* the address (rcpt index) that reached rcpt_mb[k] */
+	int nrcpt_mb;
+	char **rcpt;	  /* SEND: addresses */
+	uint8_t *rcpt_ok; /* SEND: RCPT TO answered 250 or 251 */
+	int nrcpt;
+	int rcpt_replies;
+	uint64_t mid;
+	char *msg;
+	size_t msglen;
+	int status;
+	/* results */
+	int n;
+	uint64_t rids[ROWS_MAX];
+	uint32_t rflags[ROWS_MAX];
+	int32_t rwho[ROWS_MAX];
+	uint32_t count, count2;
+	/* uid -> message id */
+	uint64_t map_key[MAP_MAX], map_mid[MAP_MAX];
+	unsigned map_next;
+	/* cached mode */
+	struct folder_rep *rep; /* NFIXED + user folders */
+	int nrep;
+	int sync_folder;
+	int synced_once;
+	uint64_t counter;
+};
+
+/* ---- helpers ---- */
+
+static uint64_t mix64(uint64_t x)
+{
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ULL;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebULL;
+	x ^= x >> 31;
+	return x;
+}
+
+static int nfolders(const struct imap_user *iu)
+{
+	int n = NFIXED + iu->nuser_folders;
+	return n > FOLDERS_MAX ? FOLDERS_MAX : n;
+}
+
+static void folder_name(int f, char *buf, size_t len)
+{
+	static const char *const fixed[NFIXED] = {"INBOX", "\"Deleted Items\"", "\"Sent Items\"",
+						  "Calendar", "Contacts"};
+	if (f >= 0 && f < NFIXED)
+		snprintf(buf, len, "%s", fixed[f]);
+	else
+		snprintf(buf, len, "\"Folder %02d\"", f - NFIXED + 1);
+}
+
+static void map_put(struct imap_user *iu, uint64_t key, uint64_t mid)
+{
+	for (unsigned i = 0; i < MAP_MAX; i++)
+		if (iu->map_key[i] == key) {
+			iu->map_mid[i] = mid;
+			return;
+		}
+	iu->map_key[iu->map_next] = key;
+	iu->map_mid[iu->map_next] = mid;
+	iu->map_next = (iu->map_next + 1) % MAP_MAX;
+}
+
+static uint64_t map_get(const struct imap_user *iu, uint64_t key)
+{
+	for (unsigned i = 0; i < MAP_MAX; i++)
+		if (iu->map_key[i] == key)
+			return iu->map_mid[i];
+	return 0;
+}
+
+/* Send one tagged command on conn 0. */
+static int cmd(struct mb_tuser *u, int op, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int cmd(struct mb_tuser *u, int op, const char *fmt, ...)
+{
+	struct imap_user *iu = u->priv;
+	char buf[8192];
+	va_list ap;
+	snprintf(iu->tag, sizeof(iu->tag), "b%u", ++iu->tagno);
+	int n = snprintf(buf, sizeof(buf), "%s ", iu->tag);
+	va_start(ap, fmt);
+	int m = vsnprintf(buf + n, sizeof(buf) - (size_t)n - 2, fmt, ap);
+	va_end(ap);
+	if (m < 0 || (size_t)(n + m) >= sizeof(buf) - 2)
+		return MB_ETOOBIG;
+	n += m;
+	buf[n++] = '\r';
+	buf[n++] = '\n';
+	iu->op = op;
+	mb_target_request(u, 0, op, 1);
+	return mb_target_write(u, 0, buf, (size_t)n);
+}
+
+/* A UID set "1,5,7" of the ids (of one folder) into buf. */
+static void uidset(const uint64_t *ids, int n, char *buf, size_t len)
+{
+	size_t o = 0;
+	buf[0] = 0;
+	for (int i = 0; i < n && o + 16 < len; i++)
+		o += (size_t)snprintf(buf + o, len - o, "%s%u", i ? "," : "", (uint32_t)ids[i]);
+}
+
+static void finish(struct mb_tuser *u, int status)
+{
+	struct imap_user *iu = u->priv;
+	struct mb_step_result res;
+	memset(&res, 0, sizeof(res));
+	res.status = status;
+	res.n = iu->n;
+	res.ids = iu->rids;
+	res.flags = iu->rflags;
+	res.who = iu->rwho;
+	res.count = iu->count;
+	res.count2 = iu->count2;
+	res.done = status ? 0 : (uint32_t)iu->nids;
+	res.local = u->env->cached && iu->synced_once &&
+		    (iu->s.kind == MB_STEP_LIST_FOLDER || iu->s.kind == MB_STEP_READ ||
+		     iu->s.kind == MB_STEP_CALENDAR_RANGE || iu->s.kind == MB_STEP_LIST_CONTACTS);
+	iu->stepping = 0;
+	free(iu->msg);
+	iu->msg = NULL;
+	/* cached mode: an uploaded change makes the folders it touched dirty */
+	if (iu->rep && !status) {
+		int touched[3] = {-1, -1, -1};
+		switch (iu->s.kind) {
+		case MB_STEP_SEND:
+			touched[0] = MB_FOLDER_SENT;
+			break;
+		case MB_STEP_CREATE_APPOINTMENT:
+			touched[0] = MB_FOLDER_CALENDAR;
+			break;
+		case MB_STEP_CREATE_CONTACT:
+			touched[0] = MB_FOLDER_CONTACTS;
+			break;
+		case MB_STEP_MOVE:
+			touched[2] = iu->s.dst;
+			/* fall through */
+		case MB_STEP_DELETE:
+		case MB_STEP_MARK_READ:
+			touched[0] = iu->s.folder;
+			touched[1] = MB_FOLDER_DELETED;
+			break;
+		default:
+			break;
+		}
+		for (int i = 0; i < 3; i++)
+			if (touched[i] >= 0 && touched[i] < iu->nrep)
+				iu->rep[touched[i]].dirty = 1;
+	}
+	mb_target_step_done(u, &res);
+}
+
+/* Go IDLE between steps when the server has it and INBOX is selected. */
+static void maybe_idle(struct mb_tuser *u)
+{
+	struct imap_user *iu = u->priv;
+	if (iu->c0 == C_READY && iu->has_idle && iu->selected == MB_FOLDER_INBOX && !iu->stepping) {
+		iu->c0 = C_IDLE_START;
+		if (cmd(u, OP_IDLE, "IDLE"))
+			mb_target_lost(u);
+	}
+}
+
+/* ---- steps ---- */
+
+static int step_run(struct mb_tuser *u);
+
+static int select_folder(struct mb_tuser *u, int f)
+{
+	struct imap_user *iu = u->priv;
+	char name[64];
+	folder_name(f, name, sizeof(name));
+	iu->selected = -1;
+	iu->exists = 0;
+	if (iu->qresync && u->env->cached && iu->rep && f < iu->nrep && iu->rep[f].synced &&
+	    iu->rep[f].uidvalidity)
+		return cmd(u, OP_SELECT, "SELECT %s (QRESYNC (%u %llu))", name,
+			   iu->rep[f].uidvalidity, (unsigned long long)iu->rep[f].modseq);
+	return cmd(u, OP_SELECT, "SELECT %s%s", name, iu->qresync ? " (CONDSTORE)" : "");
+}
+
+/* Build the message of a SEND (or an appointment/contact for APPEND). */
+static int build_msg(struct mb_tuser *u, enum mb_mailmsg_kind kind)
+{
+	struct imap_user *iu = u->priv;
+	const struct mb_topo_user *me = mb_target_account(u);
+	char from[128], id[32];
+	const struct mb_topology *acc = u->env->accounts;
+	/* unique across runs too (a run's random stream repeats with its seed) */
+	const uint64_t *salt = u->shard;
+	iu->mid = mix64((salt ? *salt : 0) ^ u->rng ^ (++iu->counter * 0x9e3779b97f4a7c15ull) ^
+			((uint64_t)u->idx << 40)) |
+		  1;
+	snprintf(id, sizeof(id), "%016llx", (unsigned long long)iu->mid);
+	snprintf(from, sizeof(from), "%s@mailbench.test", me->name);
+	/* recipients: direct users and lists (addresses); mailboxes for the ack */
+	for (int i = 0; i < iu->nrcpt; i++)
+		free(iu->rcpt[i]);
+	free(iu->rcpt);
+	free(iu->rcpt_ok);
+	iu->nrcpt = 0;
+	iu->nrcpt_mb = 0;
+	int cap = iu->s.nusers + iu->s.nlists;
+	iu->rcpt = calloc((size_t)(cap ? cap : 1), sizeof(char *));
+	iu->rcpt_ok = calloc((size_t)(cap ? cap : 1), 1);
+	if (!iu->rcpt || !iu->rcpt_ok)
+		return MB_ENOMEM;
+	for (int i = 0; i < iu->s.nusers && kind == MB_MAILMSG_MAIL; i++) {
+		const struct mb_topo_user *r = mb_topology_user(acc, (int)iu->s.users[i]);
+		if (!r)
+			continue;
+		char a[128];
+		snprintf(a, sizeof(a), "%s@mailbench.test", r->name);
+		if (iu->nrcpt_mb < 512) {
+			iu->rcpt_of[iu->nrcpt_mb] = (uint16_t)iu->nrcpt;
+			iu->rcpt_mb[iu->nrcpt_mb++] = iu->s.users[i] + 1;
+		}
+		iu->rcpt[iu->nrcpt++] = strdup(a);
+	}
+	for (int i = 0; i < iu->s.nlists && kind == MB_MAILMSG_MAIL; i++) {
+		const struct mb_topo_list *l = mb_topology_list(acc, (int)iu->s.lists[i]);
+		if (!l)
+			continue;
+		char a[128];
+		snprintf(a, sizeof(a), "%s@mailbench.test", l->name);
+		/* a member reached twice is kept under its first address: when
+		 * that one is refused it goes unchecked (never a false loss) */
+		for (int m = 0; m < l->nmembers && iu->nrcpt_mb < 512; m++) {
+			int dup = 0;
+			for (int k = 0; k < iu->nrcpt_mb && !dup; k++)
+				dup = iu->rcpt_mb[k] == l->members[m] + 1;
+			if (!dup) {
+				iu->rcpt_of[iu->nrcpt_mb] = (uint16_t)iu->nrcpt;
+				iu->rcpt_mb[iu->nrcpt_mb++] = l->members[m] + 1;
+			}
+		}
+		iu->rcpt[iu->nrcpt++] = strdup(a);
+	}
+	struct mb_mailmsg m = {
+	    .kind = kind,
+	    .id = id,
+	    .from = from,
+	    .to = (const char *const *)iu->rcpt,
+	    .nto = iu->nrcpt,
+	    .seed = iu->s.seed,
+	    .body_bytes = iu->s.size ? iu->s.size : 1024,
+	    .date_s = (int64_t)iu->s.start_ms / 1000,
+	    .start_s = iu->s.start_ms / 1000,
+	    .end_s = iu->s.end_ms / 1000,
+	};
+	if (!m.date_s)
+		m.date_s = 1700000000 + (int64_t)(iu->counter % 100000);
+	free(iu->msg);
+	iu->msg = NULL;
+	return mb_mailmsg_build(&m, &iu->msg, &iu->msglen);
+}
+
+static int append(struct mb_tuser *u, int folder, const char *flags)
+{
+	struct imap_user *iu = u->priv;
+	char name[64], head[256];
+	folder_name(folder, name, sizeof(name));
+	snprintf(iu->tag, sizeof(iu->tag), "b%u", ++iu->tagno);
+	int n = snprintf(head, sizeof(head), "%s APPEND %s (%s) {%zu+}\r\n", iu->tag, name, flags,
+			 iu->msglen);
+	iu->op = OP_APPEND;
+	mb_target_request(u, 0, OP_APPEND, 1);
+	int rc = mb_target_write(u, 0, head, (size_t)n);
+	if (!rc)
+		rc = mb_target_write(u, 0, iu->msg, iu->msglen);
+	if (!rc)
+		rc = mb_target_write(u, 0, "\r\n", 2);
+	return rc;
+}
+
+/* ---- SMTP (connection 1) ---- */
+
+static int smtp_line(struct mb_tuser *u, int op, const char *line)
+{
+	mb_target_request(u, 1, op, 1);
+	return mb_target_write(u, 1, line, strlen(line));
+}
+
+static int smtp_envelope(struct mb_tuser *u)
+{
+	struct imap_user *iu = u->priv;
+	const struct mb_topo_user *me = mb_target_account(u);
+	size_t cap = 64 + (size_t)(iu->nrcpt + 2) * 160, o = 0;
+	char *b = malloc(cap);
+	if (!b)
+		return MB_ENOMEM;
+	o += (size_t)snprintf(b + o, cap - o, "MAIL FROM:<%s@mailbench.test>\r\n", me->name);
+	for (int i = 0; i < iu->nrcpt; i++)
+		o += (size_t)snprintf(b + o, cap - o, "RCPT TO:<%s>\r\n", iu->rcpt[i]);
+	o += (size_t)snprintf(b + o, cap - o, "DATA\r\n");
+	iu->c1 = S_ENVELOPE;
+	iu->rcpt_replies = 0;
+	mb_target_request(u, 1, OP_S_MAIL, 2 + iu->nrcpt);
+	int rc = mb_target_write(u, 1, b, o);
+	free(b);
+	return rc;
+}
+
+static int smtp_body(struct mb_tuser *u)
+{
+	struct imap_user *iu = u->priv;
+	/* dot-stuff: our messages have CRLF lines; a line starting with '.' doubles it */
+	char *b = malloc(iu->msglen * 2 + 8);
+	size_t o = 0;
+	int bol = 1;
+	if (!b)
+		return MB_ENOMEM;
+	for (size_t i = 0; i < iu->msglen; i++) {
+		if (bol && iu->msg[i] == '.')
+			b[o++] = '.';
+		b[o++] = iu->msg[i];
+		bol = iu->msg[i] == '\n';
+	}
+	memcpy(b + o, ".\r\n", 3);
+	o += 3;
+	iu->c1 = S_BODY;
+	mb_target_request(u, 1, OP_S_DATA, 1);
+	int rc = mb_target_write(u, 1, b, o);
+	free(b);
+	return rc;
+}
+
+static void smtp_fail(struct mb_tuser *u, int rc)
+{
+	struct imap_user *iu = u->priv;
+	iu->c1 = S_DOWN;
+	mb_target_close(u, 1);
+	if (iu->stepping && iu->s.kind == MB_STEP_SEND && iu->phase == 0)
+		finish(u, rc);
+}
+
+static int smtp_reply(struct mb_tuser *u, const struct mb_smtp_reply *r)
+{
+	struct imap_user *iu = u->priv;
+	const struct mb_topo_user *me = mb_target_account(u);
+	switch (iu->c1) {
+	case S_GREETING:
+		mb_target_reply(u, 1);
+		if (r->code != 220)
+			return MB_EPROTO;
+		iu->c1 = S_EHLO;
+		return smtp_line(u, OP_S_EHLO, "EHLO mailbench.load\r\n");
+	case S_EHLO: {
+		mb_target_reply(u, 1);
+		if (r->code != 250)
+			return MB_EPROTO;
+		if (mb_target_tls_mode(u, 1) == MB_TLS_STARTTLS && !iu->secured1) {
+			if (!mb_smtp_ehlo_has(r, "STARTTLS"))
+				return MB_ETLS; /* the server does not offer it */
+			iu->c1 = S_STARTTLS;
+			return smtp_line(u, OP_S_STARTTLS, "STARTTLS\r\n");
+		}
+		char raw[300], cmdl[500];
+		int n = snprintf(raw, sizeof(raw), "%c%s%c%s", 0, me->name, 0, me->password);
+		memcpy(cmdl, "AUTH PLAIN ", 11);
+		EVP_EncodeBlock((unsigned char *)cmdl + 11, (const unsigned char *)raw, n);
+		strcat(cmdl, "\r\n");
+		iu->c1 = S_AUTH;
+		return smtp_line(u, OP_S_AUTH, cmdl);
+	}
+	case S_STARTTLS:
+		mb_target_reply(u, 1);
+		if (r->code != 220)
+			return MB_ETLS;
+		iu->c1 = S_TLS; /* the engine handshakes; imap_secured goes on */
+		return mb_target_starttls(u, 1);
+	case S_AUTH:
+		mb_target_reply(u, 1);
+		if (r->code != 235)
+			return MB_EAUTH;
+		iu->c1 = S_READY;
+		if (iu->stepping && iu->s.kind == MB_STEP_SEND && iu->phase == 0)
+			return smtp_envelope(u);
+		return 0;
+	case S_ENVELOPE:
+		/* MAIL, RCPT x n, DATA replies in order */
+		iu->rcpt_replies++;
+		if (iu->rcpt_replies == 1)
+			return r->code == 250 ? 0 : MB_EPROTO;
+		if (iu->rcpt_replies <= 1 + iu->nrcpt) {
+			/* a refused recipient: the others go on, and only the
+			 * accepted ones are acknowledged */
+			iu->rcpt_ok[iu->rcpt_replies - 2] = r->code == 250 || r->code == 251;
+			return 0;
+		}
+		mb_target_reply(u, 1); /* the envelope's round trip ends at DATA's reply */
+		if (r->code != 354)
+			return MB_EPROTO;
+		return smtp_body(u);
+	case S_BODY:
+		mb_target_reply(u, 1);
+		if (r->code != 250)
+			return MB_EPROTO;
+		iu->c1 = S_READY;
+		/* acknowledged: every accepted recipient's mailbox gets this id */
+		u->st->n.msgs_sent++;
+		for (int i = 0; i < iu->nrcpt_mb; i++)
+			if (iu->rcpt_ok[iu->rcpt_of[i]]) {
+				mb_target_ack(u, '+', iu->rcpt_mb[i], &iu->mid, 1);
+				u->st->n.deliveries++;
+			}
+		/* then the copy in Sent Items */
+		iu->phase = 1;
+		if (iu->c0 == C_READY || iu->c0 == C_CMD) {
+			iu->c0 = C_CMD;
+			return append(u, MB_FOLDER_SENT, "\\Seen");
+		}
+		return 0;
+	default:
+		return MB_EPROTO;
+	}
+}
+
+/* ---- the steps' scripts ---- */
+
+/* Start (phase 0) or continue a step after the tagged reply of its last
+ * command (ok: the reply was OK).  Returns 0, or < 0 to fail the step. */
+static int step_next(struct mb_tuser *u, int ok, const struct mb_imap_resp *r)
+{
+	struct imap_user *iu = u->priv;
+	const struct mb_step *s = &iu->s;
+	char set[4096], name[64];
+	(void)r;
+	switch (s->kind) {
+	case MB_STEP_LIST_FOLDER:
+	case MB_STEP_CALENDAR_RANGE:
+	case MB_STEP_LIST_CONTACTS: {
+		int f = s->kind == MB_STEP_CALENDAR_RANGE  ? MB_FOLDER_CALENDAR
+			: s->kind == MB_STEP_LIST_CONTACTS ? MB_FOLDER_CONTACTS
+							   : s->folder;
+		if (iu->phase == 0) {
+			iu->n = 0;
+			iu->phase = 1;
+			if (iu->selected != f)
+				return select_folder(u, f);
+			ok = 1;
+		}
+		if (iu->phase == 1) {
+			if (!ok)
+				return MB_ENOTFOUND;
+			iu->selected = f;
+			iu->count = iu->exists;
+			iu->phase = 2;
+			if (!iu->exists) {
+				if (s->flags & MB_STEP_F_DELETED_COUNT)
+					goto deleted_count;
+				return 1;
+			}
+			uint32_t rows = s->max_rows ? s->max_rows : 20;
+			if (rows > ROWS_MAX)
+				rows = ROWS_MAX;
+			uint32_t first = iu->exists > rows ? iu->exists - rows + 1 : 1;
+			if (s->kind == MB_STEP_LIST_CONTACTS && s->start_row)
+				first =
+				    s->start_row + 1 <= iu->exists ? s->start_row + 1 : iu->exists;
+			return cmd(u, OP_FETCH, "FETCH %u:* (UID FLAGS ENVELOPE)", first);
+		}
+		if (iu->phase == 2) {
+			if (!ok)
+				return MB_EPROTO;
+			if (s->flags & MB_STEP_F_DELETED_COUNT) {
+			deleted_count:
+				iu->phase = 3;
+				return cmd(u, OP_STATUS, "STATUS \"Deleted Items\" (MESSAGES)");
+			}
+			return 1;
+		}
+		return 1;
+	}
+	case MB_STEP_READ:
+	case MB_STEP_OPEN_ATTACHMENT: {
+		int f = (int)(s->item >> 32);
+		if (iu->phase == 0) {
+			iu->phase = 1;
+			if (iu->selected != f)
+				return select_folder(u, f);
+			ok = 1;
+		}
+		if (iu->phase == 1) {
+			if (!ok)
+				return MB_ENOTFOUND;
+			iu->selected = f;
+			iu->phase = 2;
+			/* BODY[] sets \Seen on the server: the read and the mark in one */
+			return cmd(u, OP_FETCH, "UID FETCH %u (%s)", (uint32_t)s->item,
+				   (s->flags & MB_STEP_F_MARK_READ) ? "BODY[]" : "BODY.PEEK[]");
+		}
+		return ok ? 1 : MB_ENOTFOUND;
+	}
+	case MB_STEP_MARK_READ:
+		if (iu->phase == 0) {
+			iu->phase = 1;
+			uidset(iu->ids, iu->nids, set, sizeof(set));
+			if (!iu->nids) {
+				iu->ids[0] = s->item;
+				iu->nids = 1;
+				uidset(iu->ids, 1, set, sizeof(set));
+			}
+			return cmd(u, OP_STORE, "UID STORE %s +FLAGS.SILENT (\\Seen)", set);
+		}
+		return ok ? 1 : MB_EPROTO;
+	case MB_STEP_MOVE:
+		/* ids -> Deleted Items, more -> dst; the folder of the ids selected */
+		if (iu->phase == 0) {
+			iu->phase = 1;
+			if (iu->selected != s->folder)
+				return select_folder(u, s->folder);
+			ok = 1;
+		}
+		if (iu->phase == 1) {
+			if (!ok)
+				return MB_ENOTFOUND;
+			iu->selected = s->folder;
+			iu->phase = 2;
+			if (iu->nids) {
+				uidset(iu->ids, iu->nids, set, sizeof(set));
+				return cmd(u, OP_MOVE, "UID MOVE %s \"Deleted Items\"", set);
+			}
+			ok = 1;
+		}
+		if (iu->phase == 2) {
+			if (!ok)
+				return MB_EPROTO;
+			iu->phase = 3;
+			if (iu->nmore) {
+				uidset(iu->more, iu->nmore, set, sizeof(set));
+				folder_name(s->dst, name, sizeof(name));
+				return cmd(u, OP_MOVE, "UID MOVE %s %s", set, name);
+			}
+			return 1;
+		}
+		return ok ? 1 : MB_EPROTO;
+	case MB_STEP_DELETE:
+		if (iu->phase == 0) {
+			iu->phase = 1;
+			if (iu->selected != s->folder)
+				return select_folder(u, s->folder);
+			ok = 1;
+		}
+		if (iu->phase == 1) {
+			if (!ok)
+				return MB_ENOTFOUND;
+			iu->selected = s->folder;
+			if (!iu->nids)
+				return 1;
+			for (int i = 0; i < iu->nids; i++) {
+				uint64_t mid = map_get(iu, iu->ids[i]);
+				if (mid)
+					mb_target_ack(u, '~', u->idx + 1, &mid, 1);
+			}
+			iu->phase = 2;
+			uidset(iu->ids, iu->nids, set, sizeof(set));
+			return cmd(u, OP_STORE, "UID STORE %s +FLAGS.SILENT (\\Deleted)", set);
+		}
+		if (iu->phase == 2) {
+			if (!ok)
+				return MB_EPROTO;
+			iu->phase = 3;
+			uidset(iu->ids, iu->nids, set, sizeof(set));
+			if (iu->has_uidplus)
+				return cmd(u, OP_EXPUNGE, "UID EXPUNGE %s", set);
+			return cmd(u, OP_EXPUNGE, "EXPUNGE");
+		}
+		if (!ok)
+			return MB_EPROTO;
+		for (int i = 0; i < iu->nids; i++) {
+			uint64_t mid = map_get(iu, iu->ids[i]);
+			if (mid)
+				mb_target_ack(u, '-', u->idx + 1, &mid, 1);
+		}
+		return 1;
+	case MB_STEP_SEND:
+		if (iu->phase == 0) {
+			/* the message and its recipients were built in step() */
+			if (!iu->nrcpt || !iu->msg)
+				return MB_EINVAL;
+			if (iu->c1 == S_READY)
+				return smtp_envelope(u);
+			if (iu->c1 == S_DOWN) {
+				iu->c1 = S_CONNECTING;
+				return mb_target_connect(u, 1);
+			}
+			return 0; /* connecting: continues at AUTH's reply */
+		}
+		/* phase 1: APPEND to Sent Items answered */
+		return ok ? 1 : MB_EPROTO;
+	case MB_STEP_CREATE_APPOINTMENT:
+	case MB_STEP_CREATE_CONTACT:
+		if (iu->phase == 0) {
+			int appt = s->kind == MB_STEP_CREATE_APPOINTMENT;
+			int rc = build_msg(u, appt ? MB_MAILMSG_APPOINTMENT : MB_MAILMSG_CONTACT);
+			if (rc)
+				return rc;
+			iu->phase = 1;
+			return append(u, appt ? MB_FOLDER_CALENDAR : MB_FOLDER_CONTACTS, "\\Seen");
+		}
+		return ok ? 1 : MB_EPROTO;
+	case MB_STEP_KEEPALIVE:
+		if (iu->phase == 0) {
+			iu->phase = 1;
+			return cmd(u, OP_NOOP, "NOOP");
+		}
+		return 1;
+	case MB_STEP_CLOSE_VIEW:
+		return 1;
+	case MB_STEP_LOGOFF:
+		if (iu->phase == 0) {
+			iu->phase = 1;
+			return cmd(u, OP_LOGOUT, "LOGOUT");
+		}
+		mb_target_logged_off(u);
+		iu->c0 = C_DOWN; /* the server closes; no step until the next logon */
+		return 1;
+	case MB_STEP_SYNC: {
+		/* every folder in turn: SELECT (QRESYNC), then the bodies of new UIDs */
+		int nf = nfolders(iu);
+		if (iu->phase == 0) {
+			iu->sync_folder = 0;
+			iu->phase = 1;
+			return select_folder(u, 0);
+		}
+		if (!ok)
+			return MB_EPROTO;
+		struct folder_rep *fr = &iu->rep[iu->sync_folder];
+		if (iu->phase == 1) {
+			iu->selected = iu->sync_folder;
+			if (fr->uidvalidity != iu->sel_uidvalidity) {
+				fr->n = 0;
+				fr->maxuid = 0;
+			}
+			fr->uidvalidity = iu->sel_uidvalidity;
+			iu->phase = 2;
+			return cmd(u, OP_FETCH, "UID FETCH %u:* (UID FLAGS ENVELOPE BODY.PEEK[])",
+				   fr->maxuid + 1);
+		}
+		/* phase 2 done: the folder is in sync */
+		fr->modseq = iu->sel_modseq;
+		fr->synced = 1;
+		fr->dirty = 0;
+		if (++iu->sync_folder < nf) {
+			iu->phase = 1;
+			return select_folder(u, iu->sync_folder);
+		}
+		iu->synced_once = 1;
+		u->st->n.syncs++;
+		return 1;
+	}
+	case MB_STEP_FREEBUSY:
+	default:
+		return MB_EUNSUPPORTED;
+	}
+}
+
+/* Cached mode: listings and reads served by the replica. */
+static int local_step(struct mb_tuser *u)
+{
+	struct imap_user *iu = u->priv;
+	const struct mb_step *s = &iu->s;
+	if (s->kind != MB_STEP_LIST_FOLDER && s->kind != MB_STEP_CALENDAR_RANGE &&
+	    s->kind != MB_STEP_LIST_CONTACTS && s->kind != MB_STEP_READ)
+		return 0; /* changes go to the server */
+	int f = s->kind == MB_STEP_CALENDAR_RANGE  ? MB_FOLDER_CALENDAR
+		: s->kind == MB_STEP_LIST_CONTACTS ? MB_FOLDER_CONTACTS
+		: s->kind == MB_STEP_READ	   ? (int)(s->item >> 32)
+						   : s->folder;
+	if (!iu->rep || f < 0 || f >= iu->nrep || !iu->rep[f].synced)
+		return 0;
+	struct folder_rep *fr = &iu->rep[f];
+	if (s->kind == MB_STEP_READ) {
+		if (s->flags & MB_STEP_F_MARK_READ)
+			return 0; /* a change: uploaded */
+		return 1;
+	}
+	int rows = (int)(s->max_rows ? s->max_rows : 20);
+	if (rows > fr->n)
+		rows = fr->n;
+	iu->n = 0;
+	for (int i = fr->n - rows; i < fr->n; i++) {
+		iu->rids[iu->n] = ((uint64_t)f << 32) | fr->uid[i];
+		iu->rflags[iu->n] = fr->seen[i] ? MB_ITEM_READ : 0;
+		iu->rwho[iu->n] = fr->who[i];
+		iu->n++;
+	}
+	iu->count = (uint32_t)fr->n;
+	iu->count2 = iu->nrep > MB_FOLDER_DELETED ? (uint32_t)iu->rep[MB_FOLDER_DELETED].n : 0;
+	return 1;
+}
+
+static int step_run(struct mb_tuser *u)
+{
+	struct imap_user *iu = u->priv;
+	iu->phase = 0;
+	iu->c0 = C_CMD;
+	if (u->env->cached && iu->synced_once && local_step(u) == 1) {
+		if (iu->c0 != C_DOWN)
+			iu->c0 = C_READY;
+		finish(u, 0);
+		return 0;
+	}
+	int rc = step_next(u, 1, NULL);
+	if (rc == 1) {
+		if (iu->c0 != C_DOWN)
+			iu->c0 = C_READY;
+		finish(u, 0);
+		return 0;
+	}
+	return rc;
+}
+
+/* ---- ops ---- */
+
+/* Per loop: the salt of this run's Message-IDs. */
+static int imap_shard_init(const struct mb_target_env *env, void **out)
+{
+	(void)env;
+	uint64_t *salt = malloc(sizeof(*salt));
+	if (!salt)
+		return MB_ENOMEM;
+	*salt = mix64(mb_now_ns() ^ ((uint64_t)getpid() << 32) ^ (uint64_t)(uintptr_t)salt);
+	*out = salt;
+	return 0;
+}
+
+static void imap_shard_fini(void *shard) { free(shard); }
+
+static int imap_user_init(struct mb_tuser *u)
+{
+	struct imap_user *iu = u->priv;
+	int rc = mb_imap_parser_create(NULL, &iu->p);
+	if (!rc)
+		rc = mb_smtp_parser_create(&iu->sp);
+	iu->selected = -1;
+	return rc;
+}
+
+static void imap_user_fini(struct mb_tuser *u)
+{
+	struct imap_user *iu = u->priv;
+	mb_imap_parser_destroy(iu->p);
+	mb_smtp_parser_destroy(iu->sp);
+	for (int i = 0; i < iu->nrcpt; i++)
+		free(iu->rcpt[i]);
+	free(iu->rcpt);
+	free(iu->rcpt_ok);
+	free(iu->msg);
+	free(iu->rep);
+}
+
+static void imap_connected(struct mb_tuser *u, int conn, int status)
+{
+	struct imap_user *iu = u->priv;
+	if (conn == 0) {
+		iu->c0 = status ? C_DOWN : C_GREETING;
+		iu->secured0 = 0;
+		iu->has_starttls = 0;
+		mb_imap_parser_reset(iu->p);
+		iu->scan0 = 0;
+		iu->selected = -1;
+		if (!status)
+			mb_target_request(u, 0, OP_GREETING, 1); /* connect to greeting */
+		return;
+	}
+	if (status) {
+		smtp_fail(u, status);
+		return;
+	}
+	mb_smtp_parser_reset(iu->sp);
+	iu->secured1 = 0;
+	iu->c1 = S_GREETING;
+	mb_target_request(u, 1, OP_S_GREETING, 1);
+}
+
+/* STARTTLS's handshake ended: the session starts over on TLS. */
+static void imap_secured(struct mb_tuser *u, int conn, int status)
+{
+	struct imap_user *iu = u->priv;
+	if (conn == 0) {
+		if (status) {
+			finish(u, status); /* the logon fails; the engine closes */
+			return;
+		}
+		iu->secured0 = 1;
+		iu->c0 = C_CAPA; /* capabilities may differ over TLS */
+		if (cmd(u, OP_CAPABILITY, "CAPABILITY") < 0)
+			finish(u, MB_ECLOSED);
+		return;
+	}
+	if (status) {
+		smtp_fail(u, status);
+		return;
+	}
+	iu->secured1 = 1;
+	iu->c1 = S_EHLO;
+	int rc = smtp_line(u, OP_S_EHLO, "EHLO mailbench.load\r\n");
+	if (rc < 0)
+		smtp_fail(u, rc);
+}
+
+static void imap_disconnected(struct mb_tuser *u, int conn)
+{
+	struct imap_user *iu = u->priv;
+	if (conn == 0) {
+		iu->c0 = C_DOWN;
+		iu->selected = -1;
+		iu->scan0 = 0;
+		mb_imap_parser_reset(iu->p);
+		iu->stepping = 0; /* the engine fails the step in flight */
+	} else {
+		int was = iu->c1;
+		iu->c1 = S_DOWN;
+		mb_smtp_parser_reset(iu->sp);
+		if (was != S_READY && was != S_DOWN && iu->stepping && iu->s.kind == MB_STEP_SEND &&
+		    iu->phase == 0)
+			finish(u, MB_ECLOSED);
+	}
+}
+
+static long imap_frame(struct mb_tuser *u, int conn, const uint8_t *p, size_t len)
+{
+	struct imap_user *iu = u->priv;
+	if (conn == 1)
+		return mb_smtp_frame((const char *)p, len);
+	long n = mb_imap_frame((const char *)p, len, &iu->scan0);
+	return n;
+}
+
+/* An untagged response: the selected folder's state, listings, notifications. */
+static void untagged(struct mb_tuser *u, const struct mb_imap_resp *r)
+{
+	struct imap_user *iu = u->priv;
+	uint64_t v;
+	if (r->has_number && !strcmp(r->name, "EXISTS")) {
+		if (iu->c0 == C_IDLE && r->number > iu->exists) {
+			iu->notified = 1;
+			u->st->n.notifications++;
+			if (iu->rep && iu->nrep)
+				iu->rep[MB_FOLDER_INBOX].dirty = 1;
+			mb_target_wake(u);
+		}
+		iu->exists = (uint32_t)r->number;
+		return;
+	}
+	if (r->has_number && !strcmp(r->name, "EXPUNGE")) {
+		if (iu->exists)
+			iu->exists--;
+		return;
+	}
+	if (r->code && !strcmp(r->code, "UIDVALIDITY")) {
+		if (!mb_imap_node_u64(r->code_args, &v))
+			iu->sel_uidvalidity = (uint32_t)v;
+		return;
+	}
+	if (r->code && !strcmp(r->code, "HIGHESTMODSEQ")) {
+		if (!mb_imap_node_u64(r->code_args, &v))
+			iu->sel_modseq = v;
+		return;
+	}
+	if (r->code && !strcmp(r->code, "CAPABILITY")) {
+		iu->has_idle = mb_imap_has_cap(r->code_args, "IDLE");
+		return;
+	}
+	if (!strcmp(r->name, "LIST") && r->args && r->args->next && r->args->next->next) {
+		const struct mb_imap_node *nm = r->args->next->next;
+		if (nm->len == 9 && !strncmp(nm->s, "Folder ", 7))
+			iu->nuser_folders++;
+		return;
+	}
+	if (!strcmp(r->name, "STATUS") && r->args && r->args->next) {
+		if (!mb_imap_node_u64(mb_imap_fetch_item(r->args->next, "MESSAGES"), &v))
+			iu->count2 = (uint32_t)v;
+		return;
+	}
+	if (!strcmp(r->name, "VANISHED") && iu->rep && iu->selected >= 0 &&
+	    iu->selected < iu->nrep) {
+		/* the replica forgets the vanished UIDs (ranges a:b, lists) */
+		struct folder_rep *fr = &iu->rep[iu->selected];
+		const struct mb_imap_node *set = r->args;
+		if (set && set->type == MB_IMAP_LIST)
+			set = set->next; /* (EARLIER) */
+		if (!set)
+			return;
+		char buf[4096];
+		size_t l = set->len < sizeof(buf) - 1 ? set->len : sizeof(buf) - 1;
+		memcpy(buf, set->s, l);
+		buf[l] = 0;
+		for (char *save = NULL, *t = strtok_r(buf, ",", &save); t;
+		     t = strtok_r(NULL, ",", &save)) {
+			unsigned long a = strtoul(t, NULL, 10), b = a;
+			char *c = strchr(t, ':');
+			if (c)
+				b = strtoul(c + 1, NULL, 10);
+			int w = 0;
+			for (int i = 0; i < fr->n; i++)
+				if (fr->uid[i] < a || fr->uid[i] > b) {
+					fr->uid[w] = fr->uid[i];
+					fr->seen[w] = fr->seen[i];
+					fr->who[w] = fr->who[i];
+					w++;
+				}
+			fr->n = w;
+		}
+		return;
+	}
+	if (r->has_number && !strcmp(r->name, "FETCH") && r->args &&
+	    r->args->type == MB_IMAP_LIST) {
+		uint64_t uid = 0;
+		if (mb_imap_node_u64(mb_imap_fetch_item(r->args, "UID"), &uid))
+			return;
+		const struct mb_imap_node *fl = mb_imap_fetch_item(r->args, "FLAGS");
+		int seen = 0;
+		if (fl && fl->type == MB_IMAP_LIST)
+			for (const struct mb_imap_node *x = fl->child; x; x = x->next)
+				seen |= mb_imap_node_is(x, "\\Seen");
+		int32_t who = -1;
+		uint64_t mid = 0;
+		const struct mb_imap_node *env = mb_imap_fetch_item(r->args, "ENVELOPE");
+		if (env && env->type == MB_IMAP_LIST) {
+			/* date subject from sender reply-to to cc bcc in-reply-to message-id */
+			const struct mb_imap_node *e = env->child;
+			const struct mb_imap_node *from = e && e->next ? e->next->next : NULL;
+			if (from && from->type == MB_IMAP_LIST && from->child &&
+			    from->child->type == MB_IMAP_LIST) {
+				const struct mb_imap_node *a =
+				    from->child->child; /* name adl mailbox host */
+				const struct mb_imap_node *mbx =
+				    a && a->next ? a->next->next : NULL;
+				if (mbx && mbx->type == MB_IMAP_STRING)
+					who = mb_target_find_user(u, mbx->s, mbx->len);
+			}
+			const struct mb_imap_node *mi = e;
+			for (int k = 0; k < 9 && mi; k++)
+				mi = mi->next;
+			if (mi && mi->type == MB_IMAP_STRING && mi->len > 18 && mi->s[0] == '<') {
+				char hex[17];
+				memcpy(hex, mi->s + 1, 16);
+				hex[16] = 0;
+				if (mi->s[17] == '@')
+					mid = strtoull(hex, NULL, 16);
+			}
+		}
+		int f = iu->selected;
+		uint64_t key = ((uint64_t)(f < 0 ? 0 : f) << 32) | (uint32_t)uid;
+		if (mid)
+			map_put(iu, key, mid);
+		if (iu->stepping && iu->s.kind == MB_STEP_SYNC && iu->rep && f >= 0 &&
+		    f < iu->nrep) {
+			struct folder_rep *fr = &iu->rep[f];
+			int at = -1;
+			for (int i = 0; i < fr->n && at < 0; i++)
+				if (fr->uid[i] == (uint32_t)uid)
+					at = i;
+			if (at < 0 && fr->n < ROWS_MAX)
+				at = fr->n++;
+			else if (at < 0) {
+				memmove(fr->uid, fr->uid + 1, (ROWS_MAX - 1) * sizeof(fr->uid[0]));
+				memmove(fr->seen, fr->seen + 1, ROWS_MAX - 1);
+				memmove(fr->who, fr->who + 1, (ROWS_MAX - 1) * sizeof(fr->who[0]));
+				at = ROWS_MAX - 1;
+			}
+			fr->uid[at] = (uint32_t)uid;
+			fr->seen[at] = (uint8_t)seen;
+			u->st->n.sync_items++;
+			if (env)
+				fr->who[at] = who;
+			if ((uint32_t)uid > fr->maxuid)
+				fr->maxuid = (uint32_t)uid;
+			return;
+		}
+		if (iu->stepping && iu->phase == 2 && iu->n < ROWS_MAX &&
+		    (iu->s.kind == MB_STEP_LIST_FOLDER || iu->s.kind == MB_STEP_CALENDAR_RANGE ||
+		     iu->s.kind == MB_STEP_LIST_CONTACTS)) {
+			iu->rids[iu->n] = key;
+			iu->rflags[iu->n] = seen ? MB_ITEM_READ : 0;
+			iu->rwho[iu->n] = who;
+			iu->n++;
+		}
+	}
+}
+
+static int imap_on_message(struct mb_tuser *u, int conn, const uint8_t *msg, size_t len)
+{
+	struct imap_user *iu = u->priv;
+	size_t used;
+	if (conn == 1) {
+		int rc = mb_smtp_parser_feed(iu->sp, (const char *)msg, len, &used);
+		if (rc != 1) {
+			smtp_fail(u, MB_EPROTO);
+			return 0;
+		}
+		rc = smtp_reply(u, mb_smtp_parser_reply(iu->sp));
+		if (rc < 0)
+			smtp_fail(u, rc);
+		return 0;
+	}
+	iu->scan0 = 0;
+	int rc = mb_imap_parser_feed(iu->p, (const char *)msg, len, &used);
+	if (rc != 1)
+		return MB_EPROTO; /* the engine logs and reconnects */
+	const struct mb_imap_resp *r = mb_imap_parser_resp(iu->p);
+	if (r->kind == MB_IMAP_UNTAGGED) {
+		if (!strcmp(r->name, "BYE"))
+			return iu->stepping && iu->s.kind == MB_STEP_LOGOFF ? 0 : MB_ECLOSED;
+		if (iu->c0 == C_GREETING) {
+			mb_target_reply(u, 0);
+			if (strcmp(r->name, "OK"))
+				return MB_EPROTO;
+			iu->c0 = C_CAPA;
+			if (r->code && !strcmp(r->code, "CAPABILITY"))
+				goto caps;
+			return cmd(u, OP_CAPABILITY, "CAPABILITY");
+		}
+		if (!strcmp(r->name, "CAPABILITY")) {
+			iu->has_idle = mb_imap_has_cap(r->args, "IDLE");
+			iu->has_move = mb_imap_has_cap(r->args, "MOVE");
+			iu->has_uidplus = mb_imap_has_cap(r->args, "UIDPLUS");
+			iu->has_literalplus = mb_imap_has_cap(r->args, "LITERAL+");
+			iu->qresync = mb_imap_has_cap(r->args, "QRESYNC");
+			iu->has_starttls = mb_imap_has_cap(r->args, "STARTTLS");
+			return 0;
+		}
+		untagged(u, r);
+		return 0;
+	}
+	if (r->kind == MB_IMAP_CONTINUE) {
+		if (iu->c0 == C_IDLE_START) {
+			iu->c0 = C_IDLE;
+			return 0;
+		}
+		return 0; /* LITERAL+ makes continuations unneeded */
+	}
+	/* tagged */
+	if (strcmp(r->tag, iu->tag))
+		return MB_EPROTO;
+	mb_target_reply(u, 0);
+	int ok = !strcmp(r->name, "OK");
+	switch (iu->c0) {
+	case C_CAPA:
+		if (!ok)
+			return MB_EPROTO;
+	caps:
+		if (r->code && !strcmp(r->code, "CAPABILITY")) {
+			iu->has_idle = mb_imap_has_cap(r->code_args, "IDLE");
+			iu->has_literalplus = mb_imap_has_cap(r->code_args, "LITERAL+");
+			iu->has_starttls = mb_imap_has_cap(r->code_args, "STARTTLS");
+		}
+		if (mb_target_tls_mode(u, 0) == MB_TLS_STARTTLS && !iu->secured0) {
+			if (!iu->has_starttls) {
+				finish(u, MB_ETLS); /* the server does not offer it */
+				return 0;
+			}
+			iu->c0 = C_STARTTLS;
+			return cmd(u, OP_STARTTLS, "STARTTLS");
+		}
+		{
+			const struct mb_topo_user *me = mb_target_account(u);
+			char raw[300], enc[420];
+			int n =
+			    snprintf(raw, sizeof(raw), "%c%s%c%s", 0, me->name, 0, me->password);
+			EVP_EncodeBlock((unsigned char *)enc, (const unsigned char *)raw, n);
+			iu->c0 = C_AUTH;
+			return cmd(u, OP_AUTHENTICATE, "AUTHENTICATE PLAIN %s", enc);
+		}
+	case C_STARTTLS:
+		if (!ok) {
+			finish(u, MB_ETLS);
+			return 0;
+		}
+		iu->c0 = C_TLS; /* the engine handshakes; imap_secured goes on */
+		return mb_target_starttls(u, 0);
+	case C_AUTH:
+		if (!ok) {
+			finish(u, MB_EAUTH);
+			return 0;
+		}
+		if (r->code && !strcmp(r->code, "CAPABILITY")) {
+			const struct mb_imap_node *c = r->code_args;
+			iu->has_idle = mb_imap_has_cap(c, "IDLE");
+			iu->has_move = mb_imap_has_cap(c, "MOVE");
+			iu->has_uidplus = mb_imap_has_cap(c, "UIDPLUS");
+			iu->has_literalplus = mb_imap_has_cap(c, "LITERAL+");
+			iu->qresync =
+			    mb_imap_has_cap(c, "QRESYNC") && mb_imap_has_cap(c, "CONDSTORE");
+		}
+		if (!iu->has_move || !iu->has_literalplus) {
+			finish(u, MB_EUNSUPPORTED); /* MOVE and LITERAL+ are required */
+			return 0;
+		}
+		if (iu->qresync && u->env->cached) {
+			iu->c0 = C_ENABLE;
+			return cmd(u, OP_ENABLE, "ENABLE QRESYNC");
+		}
+		iu->qresync = 0;
+		/* fall through */
+	case C_ENABLE:
+		if (iu->c0 == C_ENABLE && !ok)
+			iu->qresync = 0;
+		iu->c0 = C_LIST;
+		iu->nuser_folders = 0;
+		return cmd(u, OP_LIST, "LIST \"\" \"*\"");
+	case C_LIST:
+		if (!ok)
+			return MB_EPROTO;
+		iu->count = (uint32_t)iu->nuser_folders;
+		if (u->env->cached && !iu->rep) {
+			iu->nrep = nfolders(iu);
+			iu->rep = calloc((size_t)iu->nrep, sizeof(*iu->rep));
+			if (!iu->rep)
+				return MB_ENOMEM;
+			for (int i = 0; i < iu->nrep; i++)
+				iu->rep[i].dirty = 1;
+		}
+		u->nfolders = (uint16_t)iu->nuser_folders;
+		if (iu->c0 != C_DOWN)
+			iu->c0 = C_READY;
+		iu->n = 0;
+		finish(u, 0); /* LOGON done: count = user folders */
+		return 0;
+	case C_UNIDLE:
+		/* IDLE ended: now the step waiting for it */
+		if (iu->c0 != C_DOWN)
+			iu->c0 = C_READY;
+		rc = step_run(u);
+		if (rc < 0 && iu->stepping)
+			finish(u, rc);
+		return 0;
+	case C_CMD: {
+		rc = step_next(u, ok, r);
+		if (rc == 1) {
+			if (iu->c0 != C_DOWN)
+				iu->c0 = C_READY;
+			finish(u, 0);
+			maybe_idle(u);
+		} else if (rc < 0) {
+			if (iu->c0 != C_DOWN)
+				iu->c0 = C_READY;
+			finish(u, rc);
+		}
+		return 0;
+	}
+	default:
+		return 0;
+	}
+}
+
+static int imap_step(struct mb_tuser *u, const struct mb_step *s, struct mb_step_result *res)
+{
+	struct imap_user *iu = u->priv;
+	(void)res;
+	iu->s = *s;
+	/* copy what later phases need */
+	iu->nids = s->nids < ROWS_MAX ? s->nids : ROWS_MAX;
+	for (int i = 0; i < iu->nids; i++)
+		iu->ids[i] = s->ids[i];
+	iu->nmore = s->nmore < ROWS_MAX ? s->nmore : ROWS_MAX;
+	for (int i = 0; i < iu->nmore; i++)
+		iu->more[i] = s->more[i];
+	if (s->kind == MB_STEP_MARK_READ && s->item && !iu->nids) {
+		iu->ids[0] = s->item;
+		iu->nids = 1;
+	}
+	iu->s.ids = NULL;
+	iu->s.more = NULL;
+	iu->s.read = NULL;
+	iu->n = 0;
+	iu->count = iu->count2 = 0;
+	iu->stepping = 1;
+	if (s->kind == MB_STEP_FREEBUSY) {
+		iu->stepping = 0;
+		return MB_EUNSUPPORTED;
+	}
+	if (s->kind == MB_STEP_LOGON) {
+		/* the engine opened connection 0; the greeting drives the logon */
+		if (iu->c0 == C_READY) {
+			res->count = (uint32_t)iu->nuser_folders;
+			iu->stepping = 0;
+			return 0;
+		}
+		return 1;
+	}
+	if (s->kind == MB_STEP_SEND) {
+		/* recipients are needed after step() returns: build now */
+		int rc = build_msg(u, MB_MAILMSG_MAIL);
+		if (rc) {
+			iu->stepping = 0;
+			return rc;
+		}
+	}
+	if (iu->c0 == C_IDLE) {
+		iu->c0 = C_UNIDLE;
+		if (mb_target_write(u, 0, "DONE\r\n", 6)) {
+			iu->stepping = 0;
+			return MB_ECLOSED;
+		}
+		return 1;
+	}
+	if (iu->c0 == C_IDLE_START) {
+		/* IDLE sent, "+" not yet seen: DONE after it is fine too */
+		iu->c0 = C_UNIDLE;
+		if (mb_target_write(u, 0, "DONE\r\n", 6)) {
+			iu->stepping = 0;
+			return MB_ECLOSED;
+		}
+		return 1;
+	}
+	if (iu->c0 != C_READY) {
+		iu->stepping = 0;
+		return MB_ESTATE;
+	}
+	iu->phase = 0;
+	iu->c0 = C_CMD;
+	if (u->env->cached && iu->synced_once && local_step(u) == 1) {
+		if (iu->c0 != C_DOWN)
+			iu->c0 = C_READY;
+		iu->stepping = 0;
+		res->n = iu->n;
+		res->ids = iu->rids;
+		res->flags = iu->rflags;
+		res->who = iu->rwho;
+		res->count = iu->count;
+		res->count2 = iu->count2;
+		res->local = true;
+		return 0;
+	}
+	int rc = step_next(u, 1, NULL);
+	if (rc == 1) {
+		if (iu->c0 != C_DOWN)
+			iu->c0 = C_READY;
+		iu->stepping = 0;
+		res->n = iu->n;
+		res->ids = iu->rids;
+		res->flags = iu->rflags;
+		res->who = iu->rwho;
+		res->count = iu->count;
+		return 0;
+	}
+	if (rc < 0) {
+		if (iu->c0 != C_DOWN)
+			iu->c0 = C_READY;
+		iu->stepping = 0;
+		return rc;
+	}
+	return 1;
+}
+
+static bool imap_sync_due(struct mb_tuser *u, bool pending)
+{
+	struct imap_user *iu = u->priv;
+	(void)pending;
+	/* only a logged-on session can sync (a step refused for its state
+	 * would be asked again at once) */
+	if (!u->env->cached || !iu->rep ||
+	    (iu->c0 != C_READY && iu->c0 != C_IDLE && iu->c0 != C_IDLE_START))
+		return false;
+	if (!iu->synced_once)
+		return true;
+	for (int i = 0; i < iu->nrep; i++)
+		if (iu->rep[i].dirty)
+			return true;
+	return false;
+}
+
+static void imap_tick(struct mb_tuser *u)
+{
+	struct imap_user *iu = u->priv;
+	if (iu->rep)
+		iu->rep[MB_FOLDER_INBOX].dirty = 1;
+}
+
+/* Actions over IMAP + SMTP (docs/imap-target.md); free/busy and meeting
+ * requests need shared calendars, journal applications have no IMAP form. */
+#define IMAP_ACTIONS                                                                               \
+	((1u << MB_A_SEND_MAIL) | (1u << MB_A_PROCESS_INBOX) | (1u << MB_A_BROWSE_MAIL) |          \
+	 (1u << MB_A_MAKE_APPOINTMENT) | (1u << MB_A_BROWSE_CALENDAR) | (1u << MB_A_LOGOFF) |      \
+	 (1u << MB_A_BROWSE_CONTACTS) | (1u << MB_A_CREATE_CONTACT))
+
+const struct mb_target_ops mb_target_imap = {
+    .name = "imap",
+    .help = "a real mail server: IMAP4rev1 (address 0) and SMTP submission (address 1)",
+    .actions = IMAP_ACTIONS,
+    .flags = MB_TARGET_F_PUSH | MB_TARGET_F_CACHED,
+    .conns = 2,
+    .user_size = sizeof(struct imap_user),
+    .op_names = imap_op_names,
+    .nops = OP_COUNT,
+    .opts = NULL,
+    .shard_init = imap_shard_init,
+    .shard_fini = imap_shard_fini,
+    .user_init = imap_user_init,
+    .user_fini = imap_user_fini,
+    .connected = imap_connected,
+    .secured = imap_secured,
+    .disconnected = imap_disconnected,
+    .frame = imap_frame,
+    .on_message = imap_on_message,
+    .step = imap_step,
+    .sync_due = imap_sync_due,
+    .tick = imap_tick,
+};

@@ -1,0 +1,203 @@
+/* drivers/mbstore_int.h: internal to the mbstore driver's files: the
+ * client-chosen handles, the per-loop and per-user state, and the functions
+ * the files share.  The driver is mbstore.c (its ops table and step table);
+ * the helpers below it are layered, each file calling only files below:
+ *
+ *   mbstore.c               ops table, step table, framing, reply dispatch
+ *     |-> mbstore_session.c  logon, logoff, keepalive, cached-mode sync
+ *     |-> mbstore_view.c     views, next rows, reads, attachments, lists
+ *     |-> mbstore_write.c    resolve, send, move, delete, free/busy, creates
+ *            (the three step files do not call each other)
+ *            '-> mbstore_req.c  sending a batch, releases, reply decoding
+ *                               and the batches several steps encode
+ */
+#ifndef MB_LOAD_DRIVERS_MBSTORE_INT_H
+#define MB_LOAD_DRIVERS_MBSTORE_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "load/drivers/reqbuild.h"
+#include "load/replica.h"
+#include "load/target.h"
+#include "proto/proto.h"
+
+/* client-chosen handles (the cached-mode sync uses H_MSG + 8k, k < 4) */
+enum {
+	H_TABLE = 1,
+	H_MSG = 2,
+	H_NEW = 3,
+	H_TABLE2 = 4,
+	H_HIER = 5,
+	H_STREAM = 40,	/* a body or attachment stream being read */
+	H_ATT = 41,	/* an attachment (opened, or of a draft) */
+	H_ATABLE = 42,	/* a message's attachment table */
+	H_VNOTIFY = 43, /* the open view's notification registration */
+	H_INOTIFY = 44, /* the session's new-mail registration on the Inbox */
+	H_ITABLE = 45,	/* online: the Inbox view the notification fetch refreshes */
+};
+
+/* Online: rows of the Inbox view one notification fetch refreshes at most
+ * (one screen, MB_BEHAVE_VIEW_ROWS) */
+#define NOTIFY_ROWS_MAX 25
+
+/* Bytes per ReadStream: one RPC payload (MS-OXCRPC 3.1.4.2.1: at most
+ * 32 KB) less room for the other operations of the batch. */
+#define STREAM_CHUNK (28u * 1024u)
+#define RELEASES_MAX 6
+
+#define SYNC_MAX 32
+#define ITEMS 512
+#define FOLDERS_MAX 12
+
+/* ---- state ---------------------------------------------------------------------- */
+
+struct mbs_shard {
+	struct mb__rb rb; /* the batch being built (drivers/reqbuild.h) */
+	struct mb_arena *arena;
+	struct mb_buf *scratch, *enc, *enc_tmp;
+	char *body;
+	size_t body_cap;
+	char *att; /* a draft's attachment bytes, one after the other */
+	size_t att_cap;
+	/* the result of the step that just completed */
+	uint64_t ids[ITEMS];
+	uint32_t flags[ITEMS];
+	int32_t who[ITEMS];
+};
+
+/* A cached-mode sync's work list (allocated while it runs). */
+struct mbs_sync {
+	int n, i;
+	uint64_t mids[ITEMS];
+	uint8_t slot[ITEMS];
+	uint8_t att[ITEMS];   /* the header said: has attachments */
+	uint32_t size[ITEMS]; /* PR_MESSAGE_SIZE of the header */
+	uint32_t mask;	      /* slots asked in the last request */
+};
+
+struct mbs_user {
+	uint32_t seq;
+	uint32_t compress_min;
+	bool lz4;
+	bool busy;     /* a request in flight */
+	uint8_t kind;  /* step in flight */
+	uint8_t phase; /* logon: 1 challenge, 2 logon; sync: 1, 2 */
+	uint8_t nfolders;
+	uint8_t view; /* handle of the open folder view, 0 none */
+	bool vnotify; /* the view registered for notifications */
+	uint8_t nrel; /* handles released with the next request */
+	uint8_t rel[RELEASES_MAX];
+	uint8_t atts; /* READ: attachments of the message */
+	/* online: new mail pushed by the store, not yet fetched (the next
+	 * fetch refreshes the Inbox view's rows for it); the Inbox view
+	 * H_ITABLE is open (in the padding) */
+	uint8_t nnew : 7;
+	uint8_t itable : 1;
+	uint32_t stream_left; /* READ, OPEN_ATTACHMENT: bytes left in H_STREAM */
+	uint64_t open_mid;    /* message open under H_MSG (release pending), 0 none */
+	uint16_t step_flags;
+	int16_t slot;		       /* create: replica slot of the new item */
+	uint32_t folders[FOLDERS_MAX]; /* user folders' local numbers */
+	struct mb_replica *rep;	       /* cached mode */
+	uint64_t *del;		       /* delete in flight: its ids */
+	int ndel;
+	uint32_t notified; /* cached: slots notified, dirty when the download timer runs out */
+	struct mbs_sync *sync;
+	uint64_t notify_due_ns; /* cached: when the download timer runs out, 0: not running */
+};
+
+static inline struct mbs_user *M(struct mb_tuser *u) { return u->priv; }
+
+static inline struct mbs_shard *SH(struct mb_tuser *u) { return u->shard; }
+
+static inline struct mb__rb *RB(struct mb_tuser *u) { return &SH(u)->rb; }
+
+static inline uint32_t mailbox_of(const struct mb_tuser *u) { return u->idx + 1; }
+
+static inline uint64_t fid_of(const struct mb_tuser *u, uint32_t local)
+{
+	return ((uint64_t)mailbox_of(u) << 32) | local;
+}
+
+/* Local folder number of a folder role. */
+static inline uint32_t local_of(struct mb_tuser *u, int folder)
+{
+	static const uint32_t fixed[MB_FOLDER_USER] = {MB_FID_INBOX, MB_FID_DELETED, MB_FID_SENT,
+						       MB_FID_CALENDAR, MB_FID_CONTACTS};
+	if (folder >= 0 && folder < MB_FOLDER_USER)
+		return fixed[folder];
+	int i = folder - MB_FOLDER_USER;
+	return i >= 0 && i < M(u)->nfolders ? M(u)->folders[i] : MB_FID_INBOX;
+}
+
+/* mbstore_req.c */
+int mb__mbs_send_rpc(struct mb_tuser *u);
+void mb__mbs_release_later(struct mb_tuser *u, uint8_t h);
+int mb__mbs_keep_open(struct mb_tuser *u, uint8_t h);
+const struct mb_op_reply *mb__mbs_find_op(const struct mb_reply *r, uint8_t code, int nth);
+int mb__mbs_op_status(const struct mb_op_reply *o);
+int mb__mbs_take_rows(struct mb_tuser *u, const struct mb_reply *r, uint8_t code,
+		      struct mb_step_result *res);
+/* GetContentsTable(local) as handle h and SetColumns of a view's columns. */
+void mb__mbs_emit_view_table(struct mb_tuser *u, uint32_t local, uint32_t h);
+void mb__mbs_emit_open_table(struct mb_tuser *u, uint32_t local, uint32_t h, uint32_t max_rows,
+			     bool notify);
+void mb__mbs_emit_view_release(struct mb_tuser *u);
+void mb__mbs_compose(struct mb_tuser *u, uint32_t h, const struct mb_step *s);
+void mb__mbs_compose_attachments(struct mb_tuser *u, uint32_t h, const struct mb_step *s);
+struct mb_prop *mb__mbs_appointment_props(struct mb_tuser *u, const struct mb_step *s, int *n);
+void mb__mbs_emit_create_item(struct mb_tuser *u, uint32_t local, struct mb_prop *p, int n);
+int mb__mbs_ack_saved(struct mb_tuser *u, const struct mb_reply *r, uint8_t code);
+int mb__mbs_took_create(struct mb_tuser *u, const struct mb_reply *r, struct mb_step_result *res);
+
+/* mbstore_session.c */
+int mb__mbs_emit_logon(struct mb_tuser *u, const struct mb_step *s, struct mb_step_result *res);
+int mb__mbs_took_logon(struct mb_tuser *u, const struct mb_reply *r, struct mb_step_result *res);
+int mb__mbs_emit_logoff(struct mb_tuser *u, const struct mb_step *s, struct mb_step_result *res);
+int mb__mbs_took_logoff(struct mb_tuser *u, const struct mb_reply *r, struct mb_step_result *res);
+int mb__mbs_emit_keepalive(struct mb_tuser *u, const struct mb_step *s, struct mb_step_result *res);
+int mb__mbs_took_nothing(struct mb_tuser *u, const struct mb_reply *r, struct mb_step_result *res);
+int mb__mbs_emit_sync(struct mb_tuser *u, const struct mb_step *s, struct mb_step_result *res);
+int mb__mbs_took_sync(struct mb_tuser *u, const struct mb_reply *r, struct mb_step_result *res);
+
+/* mbstore_view.c */
+int mb__mbs_emit_list_folder(struct mb_tuser *u, const struct mb_step *s,
+			     struct mb_step_result *res);
+int mb__mbs_took_list(struct mb_tuser *u, const struct mb_reply *r, struct mb_step_result *res);
+int mb__mbs_emit_close_view(struct mb_tuser *u, const struct mb_step *s,
+			    struct mb_step_result *res);
+int mb__mbs_emit_next_rows(struct mb_tuser *u, const struct mb_step *s, struct mb_step_result *res);
+int mb__mbs_took_next_rows(struct mb_tuser *u, const struct mb_reply *r,
+			   struct mb_step_result *res);
+int mb__mbs_emit_read(struct mb_tuser *u, const struct mb_step *s, struct mb_step_result *res);
+int mb__mbs_took_read(struct mb_tuser *u, const struct mb_reply *r, struct mb_step_result *res);
+int mb__mbs_emit_open_attachment(struct mb_tuser *u, const struct mb_step *s,
+				 struct mb_step_result *res);
+int mb__mbs_took_open_attachment(struct mb_tuser *u, const struct mb_reply *r,
+				 struct mb_step_result *res);
+int mb__mbs_emit_calendar(struct mb_tuser *u, const struct mb_step *s, struct mb_step_result *res);
+int mb__mbs_took_calendar(struct mb_tuser *u, const struct mb_reply *r, struct mb_step_result *res);
+int mb__mbs_emit_list_contacts(struct mb_tuser *u, const struct mb_step *s,
+			       struct mb_step_result *res);
+int mb__mbs_took_list_contacts(struct mb_tuser *u, const struct mb_reply *r,
+			       struct mb_step_result *res);
+
+/* mbstore_write.c */
+int mb__mbs_emit_resolve(struct mb_tuser *u, const struct mb_step *s, struct mb_step_result *res);
+int mb__mbs_took_resolve(struct mb_tuser *u, const struct mb_reply *r, struct mb_step_result *res);
+int mb__mbs_emit_send(struct mb_tuser *u, const struct mb_step *s, struct mb_step_result *res);
+int mb__mbs_took_send(struct mb_tuser *u, const struct mb_reply *r, struct mb_step_result *res);
+int mb__mbs_emit_move(struct mb_tuser *u, const struct mb_step *s, struct mb_step_result *res);
+int mb__mbs_emit_delete(struct mb_tuser *u, const struct mb_step *s, struct mb_step_result *res);
+int mb__mbs_took_delete(struct mb_tuser *u, const struct mb_reply *r, struct mb_step_result *res);
+int mb__mbs_emit_freebusy(struct mb_tuser *u, const struct mb_step *s, struct mb_step_result *res);
+int mb__mbs_took_freebusy(struct mb_tuser *u, const struct mb_reply *r, struct mb_step_result *res);
+int mb__mbs_emit_create_appointment(struct mb_tuser *u, const struct mb_step *s,
+				    struct mb_step_result *res);
+int mb__mbs_emit_create_contact(struct mb_tuser *u, const struct mb_step *s,
+				struct mb_step_result *res);
+int mb__mbs_took_create_contact(struct mb_tuser *u, const struct mb_reply *r,
+				struct mb_step_result *res);
+
+#endif

@@ -1,0 +1,311 @@
+/* drivers/mbstore_session.c: the mbstore driver's session steps: logon
+ * (challenge, then logon: two batches), logoff, keepalive, and the
+ * cached-mode sync (SyncUpload of local changes, then the download of what
+ * changed, in rounds of at most SYNC_MAX messages; the work list lives in
+ * m->sync only while the sync runs), and online the same step as the
+ * fetch of pushed new-mail notifications (the Inbox view's new rows).
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/content.h"
+#include "core/error.h"
+#include "load/drivers/mbstore_int.h"
+#include "load/drivers/reqbuild.h"
+#include "load/replica.h"
+#include "load/target.h"
+#include "proto/proto.h"
+
+/* ---- steps: logon, logoff, keepalive ------------------------------------------------ */
+
+static uint32_t logon_flags(const struct mb_tuser *u)
+{
+	return (u->env->compression ? MB_LOGON_F_LZ4 : 0) |
+	       (u->env->notify ? MB_LOGON_F_NOTIFY : 0);
+}
+
+int mb__mbs_emit_logon(struct mb_tuser *u, const struct mb_step *s, struct mb_step_result *res)
+{
+	(void)s;
+	(void)res;
+	struct mb_op *op = mb__rb_op(RB(u), MB_OP_LOGON_CHALLENGE);
+	op->u.challenge.user = mb_str(mb_target_account(u)->name);
+	op->u.challenge.flags = logon_flags(u);
+	M(u)->phase = 1;
+	M(u)->lz4 = false;
+	return mb__mbs_send_rpc(u);
+}
+
+int mb__mbs_took_logon(struct mb_tuser *u, const struct mb_reply *r, struct mb_step_result *res)
+{
+	struct mbs_user *m = M(u);
+	struct mb__rb *rb = RB(u);
+	const struct mb_topo_user *tu = mb_target_account(u);
+	if (m->phase == 1) {
+		const struct mb_op_reply *c = mb__mbs_find_op(r, MB_OP_LOGON_CHALLENGE, 0);
+		if (!c || c->status != 0)
+			return mb__mbs_op_status(c);
+		struct mb_op *op = mb__rb_op(rb, MB_OP_LOGON);
+		op->u.logon.user = mb_str(tu->name);
+		op->u.logon.flags = logon_flags(u);
+		if (mb_auth_proof(tu->key, c->u.challenge.nonce, tu->name, strlen(tu->name),
+				  op->u.logon.proof) != 0)
+			return MB_EAUTH;
+		/* Outlook's first view: the Inbox and the folder hierarchy */
+		mb__rb_op(rb, MB_OP_OPEN_FOLDER)->u.open_folder.fid = fid_of(u, MB_FID_INBOX);
+		op = mb__rb_op(rb, MB_OP_GET_HIERARCHY_TABLE);
+		op->u.get_table.fid = fid_of(u, MB_FID_ROOT);
+		op->u.get_table.handle = H_HIER;
+		op = mb__rb_op(rb, MB_OP_QUERY_ROWS);
+		op->u.query_rows.handle = H_HIER;
+		op->u.query_rows.flags = MB_QR_F_RESTART;
+		op->u.query_rows.max_rows = 64;
+		mb__rb_op(rb, MB_OP_RELEASE)->u.release.handle = H_HIER;
+		if (u->env->notify) {
+			/* new-mail notifications of the session (the Inbox) */
+			op = mb__rb_op(rb, MB_OP_REGISTER_NOTIFY);
+			op->u.get_table.fid = fid_of(u, MB_FID_INBOX);
+			op->u.get_table.handle = H_INOTIFY;
+		}
+		m->phase = 2;
+		return mb__mbs_send_rpc(u);
+	}
+	const struct mb_op_reply *l = mb__mbs_find_op(r, MB_OP_LOGON, 0);
+	if (!l || l->status != 0)
+		return mb__mbs_op_status(l);
+	m->lz4 = (l->u.logon.flags & MB_LOGON_F_LZ4) != 0;
+	m->compress_min = l->u.logon.compress_min;
+	const struct mb_op_reply *q = mb__mbs_find_op(r, MB_OP_QUERY_ROWS, 0);
+	if (q && q->status == 0) {
+		m->nfolders = 0;
+		for (uint32_t i = 0; i < q->u.rows.nrows; i++) {
+			const struct mb_prop *row = &q->u.rows.vals[(size_t)i * q->u.rows.ncols];
+			const struct mb_prop *f = mb_props_find(row, q->u.rows.ncols, MB_PR_FID);
+			if (!f)
+				continue;
+			uint32_t local = (uint32_t)(f->v.i & 0xffffffffu);
+			if (local >= MB_FID_FIRST_USER && m->nfolders < FOLDERS_MAX)
+				m->folders[m->nfolders++] = local;
+			if (m->rep && local >= MB_FID_FIRST_USER)
+				mb_replica_slot(m->rep, local);
+		}
+	}
+	res->count = m->nfolders;
+	return 0;
+}
+
+int mb__mbs_emit_logoff(struct mb_tuser *u, const struct mb_step *s, struct mb_step_result *res)
+{
+	(void)s;
+	(void)res;
+	mb__rb_op(RB(u), MB_OP_LOGOFF);
+	return mb__mbs_send_rpc(u);
+}
+
+int mb__mbs_took_logoff(struct mb_tuser *u, const struct mb_reply *r, struct mb_step_result *res)
+{
+	(void)res;
+	const struct mb_op_reply *o = mb__mbs_find_op(r, MB_OP_LOGOFF, 0);
+	if (!o || o->status != 0)
+		return mb__mbs_op_status(o);
+	mb_target_logged_off(u); /* the connection closes; logon again later */
+	return 0;
+}
+
+int mb__mbs_emit_keepalive(struct mb_tuser *u, const struct mb_step *s, struct mb_step_result *res)
+{
+	(void)s;
+	(void)res;
+	mb__rb_op(RB(u), MB_OP_OPEN_FOLDER)->u.open_folder.fid = fid_of(u, MB_FID_INBOX);
+	return mb__mbs_send_rpc(u);
+}
+
+int mb__mbs_took_nothing(struct mb_tuser *u, const struct mb_reply *r, struct mb_step_result *res)
+{
+	(void)u;
+	(void)r;
+	(void)res;
+	return 0;
+}
+
+/* ---- steps: cached-mode sync ------------------------------------------------------- */
+
+/* Ask every dirty folder for its changes since its watermark; done when
+ * nothing is dirty. */
+static int sync_ask(struct mb_tuser *u)
+{
+	struct mbs_user *m = M(u);
+	struct mb_replica *rep = m->rep;
+	struct mbs_sync *c = m->sync;
+	if (!rep->dirty) {
+		rep->synced = true;
+		return 0;
+	}
+	c->n = 0;
+	c->mask = 0;
+	for (int s = 0; s < rep->nfolders; s++) {
+		if (!(rep->dirty & (1u << s)))
+			continue;
+		struct mb_op *op = mb__rb_op(RB(u), MB_OP_SYNC_DOWNLOAD);
+		op->u.sync_down.fid = fid_of(u, rep->f[s].local);
+		op->u.sync_down.since_cn = rep->f[s].watermark;
+		op->u.sync_down.flags = 0;
+		op->u.sync_down.max = SYNC_MAX;
+		c->mask |= 1u << s;
+	}
+	m->phase = 1;
+	return mb__mbs_send_rpc(u);
+}
+
+/* Online: the fetch of pushed new-mail notifications (MS-OXCNOTIF
+ * 3.2.5.5.2, 3.2.5.7: on the push datagram the client calls EcDoRpcExt2,
+ * which needs no ROP request, and the RopNotify responses bring the
+ * registered table's new rows).  One request: the new rows of the
+ * session's Inbox view (QueryRows from its top, one row per new mail, at
+ * most a screen), the view opened by the first fetch (GetContentsTable,
+ * SetColumns) and kept, as Outlook keeps its Inbox view. */
+static int notify_fetch(struct mb_tuser *u)
+{
+	struct mbs_user *m = M(u);
+	struct mb__rb *rb = RB(u);
+	if (!m->itable)
+		mb__mbs_emit_view_table(u, MB_FID_INBOX, H_ITABLE);
+	struct mb_op *op = mb__rb_op(rb, MB_OP_QUERY_ROWS);
+	op->u.query_rows.handle = H_ITABLE;
+	op->u.query_rows.flags = MB_QR_F_RESTART;
+	op->u.query_rows.max_rows = m->nnew < NOTIFY_ROWS_MAX ? m->nnew : NOTIFY_ROWS_MAX;
+	m->nnew = 0;
+	m->phase = 3;
+	return mb__mbs_send_rpc(u);
+}
+
+int mb__mbs_emit_sync(struct mb_tuser *u, const struct mb_step *s, struct mb_step_result *res)
+{
+	(void)s;
+	(void)res;
+	struct mbs_user *m = M(u);
+	if (!m->rep)
+		return m->nnew ? notify_fetch(u) : 0;
+	if (!m->sync && !(m->sync = malloc(sizeof(*m->sync))))
+		return MB_ENOMEM;
+	return sync_ask(u);
+}
+
+int mb__mbs_took_sync(struct mb_tuser *u, const struct mb_reply *r, struct mb_step_result *res)
+{
+	(void)res;
+	struct mbs_user *m = M(u);
+	struct mb_replica *rep = m->rep;
+	struct mbs_sync *c = m->sync;
+	if (m->phase == 3) { /* online: the notification fetch */
+		const struct mb_op_reply *o = mb__mbs_find_op(r, MB_OP_QUERY_ROWS, 0);
+		if (!o || o->status != 0)
+			return mb__mbs_op_status(o);
+		m->itable = true;
+		u->st->n.notify_fetches++;
+		return 0;
+	}
+	if (m->phase == 1) {
+		/* headers of every asked folder */
+		int k = 0;
+		for (int s = 0; s < rep->nfolders; s++) {
+			if (!(c->mask & (1u << s)))
+				continue;
+			const struct mb_op_reply *o = mb__mbs_find_op(r, MB_OP_SYNC_DOWNLOAD, k++);
+			if (!o || o->status != 0)
+				return mb__mbs_op_status(o);
+			u->st->n.syncs++;
+			u->st->n.sync_items += o->u.sync_down.n;
+			for (uint32_t i = 0; i < o->u.sync_down.n; i++) {
+				const struct mb_sync_item *it = &o->u.sync_down.items[i];
+				if (it->deleted) {
+					mb_replica_remove(rep, s, it->mid);
+					continue;
+				}
+				const struct mb_prop *fl =
+				    mb_props_find(it->props, it->nprops, MB_PR_MESSAGE_FLAGS);
+				const struct mb_prop *sz =
+				    mb_props_find(it->props, it->nprops, MB_PR_MESSAGE_SIZE);
+				const struct mb_prop *sn =
+				    mb_props_find(it->props, it->nprops, MB_PR_SENDER_NAME);
+				int32_t who = sn && MB_PTAG_TYPE(sn->tag) == MB_PT_STRING
+						  ? mb_target_find_user(u, (const char *)sn->v.b.p,
+									sn->v.b.len)
+						  : -1;
+				mb_replica_upsert(rep, s, it->mid, fl ? (uint32_t)fl->v.i : 0,
+						  sz ? (uint32_t)sz->v.i : 0, who);
+				/* the item itself (body) comes next; not at the first
+				 * logon: the replica stands for an OST primed when the
+				 * mailbox was initialised (see replica.h) */
+				if (rep->synced && c->n < ITEMS && s != MB_RSLOT_CONTACTS) {
+					const struct mb_prop *ha =
+					    mb_props_find(it->props, it->nprops, MB_PR_HASATTACH);
+					c->mids[c->n] = it->mid;
+					c->slot[c->n] = (uint8_t)s;
+					c->att[c->n] =
+					    ha && MB_PTAG_TYPE(ha->tag) == MB_PT_BOOL && ha->v.i;
+					c->size[c->n] = sz && sz->v.i > 0 ? (uint32_t)sz->v.i : 0;
+					c->n++;
+				}
+			}
+			rep->f[s].watermark = o->u.sync_down.watermark;
+			if (!o->u.sync_down.more)
+				rep->dirty &= ~(1u << s);
+		}
+		c->i = 0;
+		m->phase = 2;
+	}
+	/* phase 2: the items arrived; nothing to keep (see replica.h).  Up to
+	 * 4 items per request, each as Outlook downloads a new item: the
+	 * message, its body stream, and with attachments the attachment table
+	 * and the first attachment's data (ReadStream ops of STREAM_CHUNK
+	 * bytes up to the item's size, in the item's request) */
+	if (c->i < c->n) {
+		struct mb__rb *rb = RB(u);
+		for (int k = 0; k < 4 && c->i < c->n && rb->nops <= MB_RB_OPS - 20; k++, c->i++) {
+			uint32_t h = H_MSG + (uint32_t)k * 8;
+			struct mb_op *op = mb__rb_op(rb, MB_OP_OPEN_MESSAGE);
+			op->u.open_message.fid = fid_of(u, rep->f[c->slot[c->i]].local);
+			op->u.open_message.mid = c->mids[c->i];
+			op->u.open_message.handle = h;
+			op = mb__rb_op(rb, MB_OP_OPEN_STREAM);
+			op->u.open_stream.obj = h;
+			op->u.open_stream.tag = MB_PR_BODY;
+			op->u.open_stream.handle = h + 1;
+			op = mb__rb_op(rb, MB_OP_READ_STREAM);
+			op->u.read_stream.handle = h + 1;
+			op->u.read_stream.max = STREAM_CHUNK;
+			if (c->att[c->i]) {
+				op = mb__rb_op(rb, MB_OP_GET_ATTACH_TABLE);
+				op->u.attach.msg = h;
+				op->u.attach.handle = h + 2;
+				op = mb__rb_op(rb, MB_OP_QUERY_ROWS);
+				op->u.query_rows.handle = h + 2;
+				op->u.query_rows.flags = MB_QR_F_RESTART;
+				op->u.query_rows.max_rows = 32;
+				op = mb__rb_op(rb, MB_OP_OPEN_ATTACH);
+				op->u.attach.msg = h;
+				op->u.attach.num = 1;
+				op->u.attach.handle = h + 3;
+				op = mb__rb_op(rb, MB_OP_OPEN_STREAM);
+				op->u.open_stream.obj = h + 3;
+				op->u.open_stream.tag = MB_PR_ATTACH_DATA_BIN;
+				op->u.open_stream.handle = h + 4;
+				uint32_t chunks = (c->size[c->i] + STREAM_CHUNK - 1) / STREAM_CHUNK;
+				for (uint32_t j = 0; j < chunks && j < 8; j++) {
+					op = mb__rb_op(rb, MB_OP_READ_STREAM);
+					op->u.read_stream.handle = h + 4;
+					op->u.read_stream.max = STREAM_CHUNK;
+				}
+				for (uint32_t x = 4; x >= 2; x--)
+					mb__rb_op(rb, MB_OP_RELEASE)->u.release.handle = h + x;
+			}
+			mb__rb_op(rb, MB_OP_RELEASE)->u.release.handle = h + 1;
+			mb__rb_op(rb, MB_OP_RELEASE)->u.release.handle = h;
+		}
+		return mb__mbs_send_rpc(u);
+	}
+	return sync_ask(u);
+}

@@ -1,0 +1,147 @@
+/* capacity.h: the capacity search (`mailbench capacity`, the console's
+ * capacity screen).
+ *
+ * The search steps the offered load up in user-equivalents (UE: users x
+ * acceleration; one UE is one user at the scenario's 8-hour-day rate).
+ * Real users come first: a step runs min(UE, max_users) users and
+ * accelerates only the rest (max_users is the load engine's file-
+ * descriptor budget, or --max-users); both are shown.  Each step is one
+ * run of the session pipeline (session.h: store and load engine started
+ * afresh, a warm-up, then the measured window), evaluated against the
+ * limits.  The load doubles from --from until a step fails or --to is
+ * reached, then the knee is bisected between the last passing and the
+ * first failing load until they are within the tolerance or the step or
+ * time budget is spent.  The data directory is initialised once, for
+ * max_users, before the first step (a preparation run of 1 s at a
+ * negligible rate).
+ *
+ * States:  IDLE -> PREPARING -> STEPPING -> DONE
+ *                      \____________\______-> FAILED (a run failed)
+ * stop() moves any state to DONE (the answer so far, marked stopped).
+ *
+ * A step fails when a limit fails (score, latency, RPC p95 or store CPU)
+ * or more than 1% of its actions failed ("failed actions").  A step in
+ * which the load engine reported itself saturated (in over 20% of its
+ * measured windows) is not a failure of the server: it ends the search
+ * from above (it is an upper bound of what this load engine can offer,
+ * never of the server) and the answer says the load engine limited it.
+ * Invariant: every figure of a step comes from that step's run summary.
+ */
+#ifndef MB_REPORT_CAPACITY_H
+#define MB_REPORT_CAPACITY_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <uv.h>
+
+#include "core/scenario.h"
+
+#define MB_CAPACITY_MAX_LIMITS 4
+#define MB_CAPACITY_MAX_STEPS 32
+#define MB_CAPACITY_SCHEMA "mailbench-capacity/1"
+/* Real users at most by default (the load engine's CPU budget; calibrated). */
+#define MB_CAPACITY_CPU_USERS 200
+
+enum mb_capacity_limit_kind {
+	MB_LIM_SCORE = 0, /* LoadSim score (p95 of action response), ms */
+	MB_LIM_LATENCY,	  /* client latency (mean RPC round trip), ms */
+	MB_LIM_P95,	  /* RPC round trip p95, ms */
+	MB_LIM_CPU,	  /* store processor time, % */
+};
+
+struct mb_capacity_limit {
+	enum mb_capacity_limit_kind kind;
+	double value;
+};
+
+struct mb_capacity_params {
+	char scenario[MB_PATH_MAX];
+	char data_dir[MB_PATH_MAX];
+	char target[MB_TEXT_MAX]; /* --target of every step's run; "": the scenario's */
+	double scale;		  /* 0: the scenario's */
+	int compression;	  /* -1: the scenario's */
+	struct mb_capacity_limit limit[MB_CAPACITY_MAX_LIMITS];
+	int nlimits;	   /* 0: score=1000ms */
+	double from_ue;	   /* first load */
+	double to_ue;	   /* largest load tried */
+	int max_users;	   /* 0: the fd budget, at most MB_CAPACITY_CPU_USERS */
+	double warmup_s;   /* per step */
+	double measure_s;  /* per step, after the warm-up */
+	int max_steps;	   /* steps in all (ramp + bisection) */
+	double tolerance;  /* bisect until (hi - lo) / lo <= this */
+	double max_time_s; /* stop stepping after this (0: none) */
+};
+
+struct mb_capacity_step {
+	char phase[8]; /* "ramp" or "bisect" */
+	int users;
+	double accel, ue;
+	bool has_score, has_rpc;
+	double score_ms, rpc_p50_ms, rpc_p95_ms, rpc_p99_ms, client_latency_ms;
+	bool has_cpu, has_mcpu, has_lcpu, has_ops;
+	double store_cpu_pct, machine_cpu_pct, load_cpu_pct, rpc_ops_per_s;
+	double rpc_ops_expected_per_s; /* ops per UE of the lightest passing step x UE; < 0 n/a */
+	double actions_scheduled, actions_done, failed_actions;
+	double saturated_frac; /* share of measured windows the load engine was saturated */
+	bool saturated;
+	bool pass;
+	char limited_by[160]; /* why it failed ("" when it passed) */
+	char run_id[64];
+	double seconds; /* wall time of the step, init included */
+};
+
+enum mb_capacity_state {
+	MB_CAP_IDLE = 0,
+	MB_CAP_PREPARING,
+	MB_CAP_STEPPING,
+	MB_CAP_DONE,
+	MB_CAP_FAILED,
+};
+
+struct mb_capacity;
+
+struct mb_capacity_events {
+	/* a step started, finished, or the state changed */
+	void (*on_change)(void *arg, struct mb_capacity *c);
+	void (*on_message)(void *arg, struct mb_capacity *c, const char *msg);
+};
+
+void mb_capacity_params_default(struct mb_capacity_params *p);
+/* "score=1000ms", "latency=200ms", "p95=50ms", "cpu=80%": 0, or MB_EINVAL
+ * with a message in why. */
+int mb_capacity_limit_parse(const char *text, struct mb_capacity_limit *out, char *why,
+			    size_t whylen);
+void mb_capacity_limit_text(const struct mb_capacity_limit *l, char *buf, size_t len);
+/* The real-users budget of the load engine: RLIMIT_NOFILE less a margin,
+ * at most MB_CAPACITY_CPU_USERS. */
+int mb_capacity_fd_users(void);
+
+int mb_capacity_create(uv_loop_t *loop, const struct mb_capacity_events *ev, void *arg,
+		       struct mb_capacity **out);
+/* Stops at once (children killed); run the loop after. */
+void mb_capacity_destroy(struct mb_capacity *c);
+/* Start a search: MB_ECONFIG (err says where) for a bad scenario,
+ * MB_EINVAL for inconsistent parameters, MB_EBUSY while one runs. */
+int mb_capacity_start(struct mb_capacity *c, const struct mb_capacity_params *p,
+		      struct mb_cfg_error *err);
+/* Stop after killing the current step's children; the answer so far. */
+void mb_capacity_stop(struct mb_capacity *c);
+
+enum mb_capacity_state mb_capacity_state(const struct mb_capacity *c);
+const char *mb_capacity_state_str(enum mb_capacity_state st);
+bool mb_capacity_active(const struct mb_capacity *c);
+size_t mb_capacity_step_count(const struct mb_capacity *c);
+const struct mb_capacity_step *mb_capacity_step_at(const struct mb_capacity *c, size_t i);
+/* The step running now (users, accel, UE, phase set; figures not yet)
+ * and its elapsed seconds; false when none runs. */
+bool mb_capacity_current(const struct mb_capacity *c, struct mb_capacity_step *out,
+			 double *elapsed_s);
+/* The answer ("" until the search ends): largest load under the limit
+ * with the limiting resource named. */
+const char *mb_capacity_answer(const struct mb_capacity *c);
+const struct mb_capacity_params *mb_capacity_params(const struct mb_capacity *c);
+/* Everything as JSON (docs/capacity-json.md); NULL on ENOMEM. */
+json_t *mb_capacity_json(const struct mb_capacity *c);
+int mb_capacity_write(const struct mb_capacity *c, const char *path);
+
+#endif

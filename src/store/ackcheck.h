@@ -1,0 +1,50 @@
+/* ackcheck.h: the no-data-loss oracle: check a data directory against the
+ * load engine's ack log (`mailbench check --data DIR --ack-log FILE`).
+ * It lives with the store because it reads the store's databases: it
+ * applies where the target was the embedded store (driver mbstore).
+ *
+ * Ack log lines (mailbench load --ack-log): "+ MAILBOX MID" the store
+ * acknowledged creating message MID in MAILBOX; "- MAILBOX MID" it
+ * acknowledged deleting it; "~ MAILBOX MID" a delete was asked but its
+ * reply had not arrived yet (so the message may or may not exist).
+ * Message ids are never reused, so order does not matter:
+ *   a '-' line                      -> the message must be absent;
+ *   a '+' line, no '-' and no '~'   -> the message must be present;
+ *   a '~' line without '-'          -> either is fine (in flight).
+ * The data directory is opened read-mostly like `mailbench check` does
+ * (each storage group's log is replayed); the store must not be running.
+ */
+#ifndef MB_STORE_ACKCHECK_H
+#define MB_STORE_ACKCHECK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct mb_ackcheck_report {
+	uint64_t lines;		  /* ack log lines read */
+	uint64_t must_exist;	  /* acknowledged creates, not deleted */
+	uint64_t must_be_gone;	  /* acknowledged deletes */
+	uint64_t in_flight;	  /* deletes asked, never acknowledged */
+	uint64_t missing;	  /* acknowledged, not deleted, but absent: data loss */
+	uint64_t resurrected;	  /* acknowledged deleted, but present */
+	uint64_t unknown_mailbox; /* mailbox not in the topology */
+	char first_problem[512];
+};
+
+/* Problems are passed to cb (one line each) as they are found.  Returns 0
+ * when the check ran (look at missing/resurrected/unknown_mailbox for the
+ * verdict); MB_ECONFIG when the ack log is malformed (err names file, line
+ * and field); MB_E* when the data directory could not be read (err says
+ * why). */
+int mb_ackcheck_run(const char *data_dir, const char *ack_log,
+		    void (*cb)(void *arg, const char *msg), void *arg,
+		    struct mb_ackcheck_report *rep, char *err, size_t errlen);
+
+/* For `mailbench check --data DIR --ack-log FILE`: run the check, print
+ * each problem and a one-line verdict (problems on stderr, the verdict on
+ * stdout), and return the exit code: 0 every acknowledged write is as
+ * acknowledged, 1 data lost or resurrected, 2 malformed ack log or
+ * unreadable topology, 3 the databases could not be read. */
+int mb_ackcheck_cmd(const char *data_dir, const char *ack_log);
+
+#endif

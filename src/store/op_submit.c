@@ -1,0 +1,204 @@
+/* op_submit.c: SubmitMessage in phases, each on the database that owns
+ * its data: phase 0 on the sender's home database (recipients resolved and
+ * deduplicated, the Sent Items copy saved, the deliveries planned per
+ * database), then phase k delivers to every recipient of database k.
+ * ops.c's executor moves the request between databases.
+ *
+ *   phase 0 (home) --> phase 1 (dbs[0]) --> ... --> phase ndb --> reply
+ *   (a failed phase ends the submit with its error)
+ */
+#include "config.h"
+
+#include "store/ops_int.h"
+#include "core/error.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int add_rcpt(struct mb_store *st, struct submit_state *sub, int user, int cap)
+{
+	for (int i = 0; i < sub->nrcpt; i++)
+		if (sub->rcpt[i] == user)
+			return 0;
+	if (sub->nrcpt >= cap)
+		return MB_ETOOBIG;
+	sub->rcpt[sub->nrcpt++] = user;
+	(void)st;
+	return 0;
+}
+
+/* SubmitMessage, phase 0 (home database): resolve recipients, save the
+ * Sent Items copy, plan the deliveries. */
+int mb__submit_begin(struct dbw *w, struct req *r, struct handle *h)
+{
+	struct mb_store *st = r->st;
+	struct mb_prop *props;
+	uint16_t n;
+	int rc = mb__handle_merged(w, r, h, &props, &n);
+	if (rc)
+		return rc;
+	const struct mb_prop *rp = mb_props_find(props, n, MB_PR_RECIPIENTS);
+	if (!rp || rp->v.mv.n == 0)
+		return MB_EINVAL;
+	int cap = MB_PROTO_MAX_IDS;
+	struct submit_state *sub = mb__ar(r, sizeof(*sub));
+	if (!sub)
+		return MB_ETOOBIG;
+	sub->rcpt = mb__ar(r, (size_t)cap * sizeof(int));
+	if (!sub->rcpt)
+		return MB_ETOOBIG;
+	for (uint16_t i = 0; i < rp->v.mv.n && !rc; i++) {
+		struct mb_bytes nm = rp->v.mv.v[i];
+		int idx;
+		if (mb_topology_find_user(st->topo, (const char *)nm.p, nm.len, &idx) == 0) {
+			rc = add_rcpt(st, sub, idx, cap);
+		} else if (mb_topology_find_list(st->topo, (const char *)nm.p, nm.len, &idx) == 0) {
+			const struct mb_topo_list *l = mb_topology_list(st->topo, idx);
+			for (int m = 0; m < l->nmembers && !rc; m++)
+				rc = add_rcpt(st, sub, (int)l->members[m], cap);
+		} else {
+			rc = MB_ENOTFOUND;
+		}
+	}
+	if (rc)
+		return rc;
+	/* databases in increasing order */
+	sub->dbs = mb__ar(r, (size_t)st->ndb * sizeof(int));
+	if (!sub->dbs)
+		return MB_ETOOBIG;
+	for (int d = 1; d <= st->ndb; d++) {
+		for (int i = 0; i < sub->nrcpt; i++) {
+			if (mb_topology_user(st->topo, sub->rcpt[i])->db == d) {
+				sub->dbs[sub->ndb++] = d;
+				break;
+			}
+		}
+	}
+	sub->dl = mb__ar(r, (size_t)sub->nrcpt * sizeof(struct mb_delivery));
+	if (!sub->dl)
+		return MB_ETOOBIG;
+
+	/* the message as delivered: the sender's name, the time of sending */
+	const struct mb_topo_user *me = mb_topology_user(st->topo, r->sess->user);
+	struct mb_prop *dprops = mb__ar(r, (size_t)(n + 4) * sizeof(*dprops));
+	if (!dprops)
+		return MB_ETOOBIG;
+	uint16_t dn = 0;
+	for (uint16_t i = 0; i < n; i++) {
+		uint32_t t = props[i].tag;
+		if (t == MB_PR_SENDER_NAME || t == MB_PR_DELIVERY_TIME || t == MB_PR_MESSAGE_FLAGS)
+			continue;
+		dprops[dn++] = props[i];
+	}
+	dprops[dn++] = mb_prop_str(MB_PR_SENDER_NAME, me->name);
+	dprops[dn++] = mb_prop_i64(MB_PR_DELIVERY_TIME, mb_wall_ms());
+	if (!mb_props_find(dprops, dn, MB_PR_MESSAGE_CLASS))
+		dprops[dn++] = mb_prop_str(MB_PR_MESSAGE_CLASS, "IPM.Note");
+	sub->props = dprops;
+	sub->nprops = dn;
+
+	/* Sent Items copy, read */
+	struct mb_prop rest[MB_PROTO_MAX_PROPS + 8], sent[MB_PROTO_MAX_PROPS + 8];
+	uint16_t nrest;
+	struct mb_msg_in in;
+	if (dn + 1 > MB_PROTO_MAX_PROPS + 8)
+		return MB_ETOOBIG;
+	memcpy(sent, dprops, dn * sizeof(*sent));
+	sent[dn] = mb_prop_i64(MB_PR_MESSAGE_FLAGS, MB_MSGFLAG_READ);
+	mb__msg_in_from_props(&in, sent, (uint16_t)(dn + 1), rest, &nrest, mb_wall_ms());
+	sub->body = in.body;
+	sub->body_len = in.body_len;
+	/* the attachments travel with the request (delivery runs on other
+	 * database threads): copies in its arena */
+	if (h->natt) {
+		uint16_t na = h->natt > MB_SCHEMA_MAX_ATTACH ? MB_SCHEMA_MAX_ATTACH : h->natt;
+		sub->attach = mb__ar(r, na * sizeof(*sub->attach));
+		if (!sub->attach)
+			return MB_ETOOBIG;
+		for (uint16_t i = 0; i < na; i++) {
+			struct mb_bytes nm, data;
+			if (mb__ar_bytes(r, h->att[i].name, strlen(h->att[i].name), &nm) ||
+			    mb__ar_bytes(r, h->att[i].data, h->att[i].len, &data))
+				return MB_ETOOBIG;
+			sub->attach[i].kind = h->att[i].kind;
+			sub->attach[i].name = nm;
+			sub->attach[i].data = data.p;
+			sub->attach[i].len = data.len;
+		}
+		sub->nattach = na;
+	}
+	in.attach = sub->attach;
+	in.nattach = sub->nattach;
+	rc = mb__txn_begin(w);
+	if (rc)
+		return rc;
+	rc = mb_schema_msg_add(w->schema, r->sess->mailbox, MB_FID_SENT, &in, w->tmp,
+			       &sub->sent_mid, NULL);
+	rc = mb__txn_end(w, r, rc, 0, 0);
+	if (rc)
+		return rc;
+	sub->phase = 1;
+	r->sub = sub;
+	return 0;
+}
+
+/* SubmitMessage, a delivery phase on the database that runs it. */
+int mb__submit_deliver(struct dbw *w, struct req *r)
+{
+	struct submit_state *sub = r->sub;
+	struct mb_store *st = r->st;
+	struct mb_prop rest[MB_PROTO_MAX_PROPS + 8];
+	uint16_t nrest;
+	struct mb_msg_in in;
+	uint32_t count = 0;
+	int rc;
+
+	if (sub->nprops > MB_PROTO_MAX_PROPS + 8)
+		return MB_ETOOBIG;
+	mb__msg_in_from_props(&in, sub->props, sub->nprops, rest, &nrest, mb_wall_ms());
+	in.flags = 0; /* unread */
+	in.attach = sub->attach;
+	in.nattach = sub->nattach;
+	rc = mb__txn_begin(w);
+	if (rc)
+		return rc;
+	int first = sub->ndl;
+	for (int i = 0; i < sub->nrcpt && !rc; i++) {
+		const struct mb_topo_user *u = mb_topology_user(st->topo, sub->rcpt[i]);
+		if (u->db != w->index)
+			continue;
+		uint64_t mid, cn;
+		rc = mb_schema_msg_add(w->schema, u->mailbox, MB_FID_INBOX, &in, w->tmp, &mid, &cn);
+		if (rc)
+			break;
+		sub->dl[sub->ndl].mailbox = u->mailbox;
+		sub->dl[sub->ndl].mid = mid;
+		sub->ndl++;
+		count++;
+		if (r->nevents == r->cap_events) {
+			int nc = r->cap_events ? r->cap_events * 2 : 16;
+			struct mb_event_out *ne = mb__ar(r, (size_t)nc * sizeof(*ne));
+			if (!ne) {
+				rc = MB_ETOOBIG;
+				break;
+			}
+			if (r->nevents)
+				memcpy(ne, r->events, (size_t)r->nevents * sizeof(*ne));
+			r->events = ne;
+			r->cap_events = nc;
+		}
+		struct mb_event_out *e = &r->events[r->nevents++];
+		e->mailbox = u->mailbox;
+		e->ev.type = MB_EVENT_NEW_MAIL;
+		e->ev.fid = MB_FID(u->mailbox, MB_FID_INBOX);
+		e->ev.mid = mid;
+		e->ev.cn = cn;
+		e->ev.size = in.body_len;
+	}
+	rc = mb__txn_end(w, r, rc, count ? 1 : 0, count);
+	if (rc) {
+		sub->ndl = first;
+		r->nevents = 0;
+	}
+	return rc;
+}

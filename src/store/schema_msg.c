@@ -1,0 +1,509 @@
+/* schema_msg.c: messages of the mailbox tables: add, get, body, update,
+ * flags, delete, move/copy, and their attachments.  A message lives in the
+ * messages tree (record), bodies (body), by_time and by_cn (indexes of its
+ * folder), calendar (appointments) and attachments/attach_data.
+ * Invariants: a message's index entries match its record (folder, time, cn);
+ * every write bumps the mailbox's next_cn and the folder's cn, count and
+ * unread; on error the caller aborts the transaction (schema.h).
+ */
+#include "core/error.h"
+#include "store/schema_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- messages ---- */
+
+static int msg_parse(const uint8_t *p, size_t len, uint64_t mid, struct mb_msg_rec *r)
+{
+	if (len < MSG_HDR)
+		return MB_ECORRUPT;
+	r->mid = mid;
+	r->folder = rd32(p);
+	r->flags = rd32(p + 4);
+	r->time = (int64_t)rd64(p + 8);
+	r->cn = rd64(p + 16);
+	r->size = rd32(p + 24);
+	r->body_len = rd32(p + 28);
+	r->start = (int64_t)rd64(p + 32);
+	r->end = (int64_t)rd64(p + 40);
+	r->busy = rd32(p + 48);
+	r->appointment = p[52] != 0;
+	r->nattach = p[53];
+	r->props = p + MSG_HDR;
+	r->props_len = len - MSG_HDR;
+	return 0;
+}
+
+/* Encode a message row into tmp. */
+static int msg_encode(struct mb_buf *tmp, const struct mb_msg_rec *r, const struct mb_prop *props,
+		      uint16_t nprops)
+{
+	uint8_t h[MSG_HDR];
+	int rc;
+
+	memset(h, 0, sizeof(h));
+	le32(h, r->folder);
+	le32(h + 4, r->flags);
+	le64(h + 8, (uint64_t)r->time);
+	le64(h + 16, r->cn);
+	le32(h + 24, r->size);
+	le32(h + 28, r->body_len);
+	le64(h + 32, (uint64_t)r->start);
+	le64(h + 40, (uint64_t)r->end);
+	le32(h + 48, r->busy);
+	h[52] = r->appointment ? 1 : 0;
+	h[53] = r->nattach;
+	mb_buf_reset(tmp);
+	rc = mb_buf_append(tmp, h, sizeof(h));
+	if (!rc)
+		rc = mb_props_encode(tmp, props, nprops);
+	return rc;
+}
+
+static int msg_put_raw(struct mb_schema *s, uint32_t mailbox, uint64_t mid, struct mb_buf *tmp)
+{
+	uint8_t k[12];
+	/* patch the size now that the props length is known */
+	return mb_tree_put(s->messages, k, k_msg(k, mailbox, mid), mb_buf_data(tmp),
+			   mb_buf_len(tmp), 0);
+}
+
+static int index_add(struct mb_schema *s, uint32_t mailbox, const struct mb_msg_rec *r)
+{
+	uint8_t k[24], v[12];
+	int rc =
+	    mb_tree_put(s->by_time, k, k_time(k, mailbox, r->folder, r->time, r->mid), "", 0, 0);
+	if (rc)
+		return rc;
+	mb_key_u64(v, r->mid);
+	v[8] = 0;
+	rc = mb_tree_put(s->by_cn, k, k_cn(k, mailbox, r->folder, r->cn), v, 9, 0);
+	if (rc || !r->appointment || r->folder != MB_FID_CALENDAR)
+		return rc;
+	le64(v, (uint64_t)r->end);
+	le32(v + 8, r->busy);
+	return mb_tree_put(s->calendar, k, k_cal(k, mailbox, r->start, r->mid), v, 12, 0);
+}
+
+/* Remove the live index entries of r; leave a tombstone at tomb_cn when
+ * non-zero. */
+static int index_remove(struct mb_schema *s, uint32_t mailbox, const struct mb_msg_rec *r,
+			uint64_t tomb_cn)
+{
+	uint8_t k[24], v[9];
+	int rc = mb_tree_del(s->by_time, k, k_time(k, mailbox, r->folder, r->time, r->mid));
+	if (rc && rc != MB_ENOTFOUND)
+		return rc;
+	rc = mb_tree_del(s->by_cn, k, k_cn(k, mailbox, r->folder, r->cn));
+	if (rc && rc != MB_ENOTFOUND)
+		return rc;
+	if (tomb_cn) {
+		mb_key_u64(v, r->mid);
+		v[8] = 1;
+		rc = mb_tree_put(s->by_cn, k, k_cn(k, mailbox, r->folder, tomb_cn), v, 9, 0);
+		if (rc)
+			return rc;
+	}
+	if (r->appointment && r->folder == MB_FID_CALENDAR) {
+		rc = mb_tree_del(s->calendar, k, k_cal(k, mailbox, r->start, r->mid));
+		if (rc && rc != MB_ENOTFOUND)
+			return rc;
+	}
+	return 0;
+}
+
+/* Adjust a folder's counters and change number. */
+static int folder_touch(struct mb_schema *s, uint32_t mailbox, uint32_t folder, int dcount,
+			int dunread, uint64_t cn)
+{
+	struct mb_folder_rec f;
+	int rc = mb_schema_folder_get(s, mailbox, folder, &f);
+	if (rc)
+		return rc;
+	f.count = (uint32_t)((int64_t)f.count + dcount);
+	f.unread = (uint32_t)((int64_t)f.unread + dunread);
+	if (cn > f.cn)
+		f.cn = cn;
+	return mb__schema_folder_put(s, mailbox, &f);
+}
+
+static int unread_of(uint32_t flags) { return (flags & MB_MSGFLAG_READ) ? 0 : 1; }
+
+/* ---- attachments ---- */
+
+static int attach_put(struct mb_schema *s, uint32_t mailbox, uint64_t mid, uint16_t num,
+		      uint8_t kind, struct mb_bytes name, const void *data, uint32_t len)
+{
+	uint8_t k[14], meta[5 + MB_PROTO_MAX_NAME];
+	uint32_t nl = name.len > MB_PROTO_MAX_NAME ? MB_PROTO_MAX_NAME : name.len;
+	meta[0] = kind;
+	le32(meta + 1, len);
+	if (nl)
+		memcpy(meta + 5, name.p, nl);
+	size_t kl = k_att(k, mailbox, mid, num);
+	int rc = mb_tree_put(s->attach, k, kl, meta, 5 + nl, 0);
+	if (!rc)
+		rc = mb_tree_put(s->attach_data, k, kl, data ? data : "", len, 0);
+	return rc;
+}
+
+static int attach_del(struct mb_schema *s, uint32_t mailbox, uint64_t mid, uint16_t num)
+{
+	uint8_t k[14];
+	size_t kl = k_att(k, mailbox, mid, num);
+	int rc = mb_tree_del(s->attach, k, kl);
+	if (rc == MB_ENOTFOUND)
+		rc = 0;
+	int rc2 = mb_tree_del(s->attach_data, k, kl);
+	if (rc2 == MB_ENOTFOUND)
+		rc2 = 0;
+	return rc ? rc : rc2;
+}
+
+int mb_schema_attach_get(struct mb_schema *s, uint32_t mailbox, uint64_t mid, uint16_t num,
+			 struct mb_attach_rec *out)
+{
+	uint8_t k[14];
+	int rc = mb_tree_get(s->attach, k, k_att(k, mailbox, mid, num), &s->val2);
+	if (rc)
+		return rc;
+	const uint8_t *d = s->val2.data;
+	if (s->val2.len < 5)
+		return MB_ECORRUPT;
+	memset(out, 0, sizeof(*out));
+	out->num = num;
+	out->kind = d[0];
+	out->size = rd32(d + 1);
+	size_t nl = s->val2.len - 5;
+	if (nl > MB_PROTO_MAX_NAME)
+		nl = MB_PROTO_MAX_NAME;
+	memcpy(out->name, d + 5, nl);
+	out->name[nl] = '\0';
+	return 0;
+}
+
+int mb_schema_attach_data(struct mb_schema *s, uint32_t mailbox, uint64_t mid, uint16_t num,
+			  struct mb_val *out)
+{
+	uint8_t k[14];
+	return mb_tree_get(s->attach_data, k, k_att(k, mailbox, mid, num), out);
+}
+
+static int write_new(struct mb_schema *s, uint32_t mailbox, struct mb_mailbox_rec *m,
+		     struct mb_msg_rec *r, const struct mb_prop *props, uint16_t nprops,
+		     const void *body, uint32_t body_len, const struct mb_attach_in *attach,
+		     uint16_t nattach, struct mb_buf *tmp)
+{
+	uint8_t k[12];
+	int rc;
+
+	r->mid = m->next_mid++;
+	r->cn = m->next_cn++;
+	if (nattach > MB_SCHEMA_MAX_ATTACH)
+		return MB_ETOOBIG;
+	r->nattach = (uint8_t)nattach;
+	rc = msg_encode(tmp, r, props, nprops);
+	if (rc)
+		return rc;
+	uint64_t size = mb_buf_len(tmp) + body_len;
+	for (uint16_t i = 0; i < nattach; i++)
+		size += attach[i].len;
+	r->size = size > UINT32_MAX ? UINT32_MAX : (uint32_t)size;
+	le32(mb_buf_data(tmp) + 24, r->size);
+	rc = msg_put_raw(s, mailbox, r->mid, tmp);
+	if (!rc && body_len)
+		rc = mb_tree_put(s->bodies, k, k_msg(k, mailbox, r->mid), body, body_len, 0);
+	for (uint16_t i = 0; !rc && i < nattach; i++)
+		rc = attach_put(s, mailbox, r->mid, (uint16_t)(i + 1), attach[i].kind,
+				attach[i].name, attach[i].data, attach[i].len);
+	if (!rc)
+		rc = index_add(s, mailbox, r);
+	if (!rc)
+		rc = folder_touch(s, mailbox, r->folder, 1, unread_of(r->flags), r->cn);
+	return rc;
+}
+
+/* A new row's fields from what the caller gives (mid, cn, size unset). */
+static void rec_from_in(struct mb_msg_rec *r, uint32_t folder, const struct mb_msg_in *in)
+{
+	memset(r, 0, sizeof(*r));
+	r->folder = folder;
+	r->flags = in->flags;
+	r->time = in->time;
+	r->body_len = in->body_len;
+	r->start = in->start;
+	r->end = in->end;
+	r->busy = in->busy;
+	r->appointment = in->appointment;
+}
+
+/* The mailbox record and the row of message mid (the row stays in s->val). */
+static int mbx_msg_get(struct mb_schema *s, uint32_t mailbox, uint64_t mid,
+		       struct mb_mailbox_rec *m, struct mb_msg_rec *old)
+{
+	int rc = mb__schema_mbx_get(s, mailbox, m);
+	return rc ? rc : mb_schema_msg_get(s, mailbox, mid, &s->val, old);
+}
+
+/* A changed row r (taken out of the indexes, rewritten, r->cn = the new
+ * change number) back in: indexes, its folder's unread count (by
+ * dunread), the mailbox record m; *cn = r->cn when cn is given. */
+static int msg_refiled(struct mb_schema *s, uint32_t mailbox, const struct mb_mailbox_rec *m,
+		       const struct mb_msg_rec *r, int dunread, uint64_t *cn)
+{
+	int rc = index_add(s, mailbox, r);
+	if (!rc)
+		rc = folder_touch(s, mailbox, r->folder, 0, dunread, r->cn);
+	if (!rc)
+		rc = mb__schema_mbx_put(s, mailbox, m);
+	if (!rc && cn)
+		*cn = r->cn;
+	return rc;
+}
+
+int mb_schema_msg_add(struct mb_schema *s, uint32_t mailbox, uint32_t folder,
+		      const struct mb_msg_in *in, struct mb_buf *tmp, uint64_t *mid, uint64_t *cn)
+{
+	struct mb_mailbox_rec m;
+	struct mb_folder_rec f;
+	struct mb_msg_rec r;
+	int rc = mb__schema_mbx_folder_get(s, mailbox, folder, &m, &f);
+
+	if (rc)
+		return rc;
+	rec_from_in(&r, folder, in);
+	rc = write_new(s, mailbox, &m, &r, in->props, in->nprops, in->body, in->body_len,
+		       in->attach, in->nattach, tmp);
+	if (!rc)
+		rc = mb__schema_mbx_put(s, mailbox, &m);
+	if (!rc) {
+		if (mid)
+			*mid = r.mid;
+		if (cn)
+			*cn = r.cn;
+	}
+	return rc;
+}
+
+int mb_schema_msg_get(struct mb_schema *s, uint32_t mailbox, uint64_t mid, struct mb_val *val,
+		      struct mb_msg_rec *rec)
+{
+	uint8_t k[12];
+	int rc = mb_tree_get(s->messages, k, k_msg(k, mailbox, mid), val);
+	if (rc)
+		return rc;
+	return msg_parse(val->data, val->len, mid, rec);
+}
+
+int mb_schema_msg_body(struct mb_schema *s, uint32_t mailbox, uint64_t mid, struct mb_val *out)
+{
+	uint8_t k[12];
+	int rc = mb_tree_get(s->bodies, k, k_msg(k, mailbox, mid), out);
+	if (rc == MB_ENOTFOUND) {
+		/* no body stored: empty, if the message exists */
+		size_t len;
+		rc = mb_tree_get_len(s->messages, k, 12, &len);
+		if (!rc)
+			out->len = 0;
+	}
+	return rc;
+}
+
+int mb_schema_msg_exists(struct mb_schema *s, uint32_t mailbox, uint64_t mid, bool *exists)
+{
+	uint8_t k[12];
+	size_t len;
+	int rc = mb_tree_get_len(s->messages, k, k_msg(k, mailbox, mid), &len);
+	if (rc == MB_ENOTFOUND) {
+		*exists = false;
+		return 0;
+	}
+	*exists = rc == 0;
+	return rc;
+}
+
+int mb_schema_msg_update(struct mb_schema *s, uint32_t mailbox, uint64_t mid,
+			 const struct mb_msg_in *in, struct mb_buf *tmp, uint64_t *cn)
+{
+	struct mb_mailbox_rec m;
+	struct mb_msg_rec old, r;
+	uint8_t k[12];
+	int rc = mbx_msg_get(s, mailbox, mid, &m, &old);
+
+	if (rc)
+		return rc;
+	rc = index_remove(s, mailbox, &old, 0);
+	if (rc)
+		return rc;
+	rec_from_in(&r, old.folder, in);
+	r.mid = mid;
+	r.cn = m.next_cn++;
+	r.nattach = old.nattach; /* an update keeps the attachments */
+	uint64_t att = 0;
+	for (uint16_t i = 1; i <= old.nattach; i++) {
+		struct mb_attach_rec a;
+		if (mb_schema_attach_get(s, mailbox, mid, i, &a) == 0)
+			att += a.size;
+	}
+	rc = msg_encode(tmp, &r, in->props, in->nprops);
+	if (rc)
+		return rc;
+	r.size = (uint32_t)(mb_buf_len(tmp) + in->body_len + att);
+	le32(mb_buf_data(tmp) + 24, r.size);
+	rc = msg_put_raw(s, mailbox, mid, tmp);
+	if (!rc) {
+		if (in->body_len)
+			rc = mb_tree_put(s->bodies, k, k_msg(k, mailbox, mid), in->body,
+					 in->body_len, 0);
+		else if (old.body_len)
+			rc = mb_tree_del(s->bodies, k, k_msg(k, mailbox, mid));
+	}
+	if (!rc)
+		rc = msg_refiled(s, mailbox, &m, &r, unread_of(r.flags) - unread_of(old.flags), cn);
+	return rc;
+}
+
+int mb_schema_msg_set_flags(struct mb_schema *s, uint32_t mailbox, uint64_t mid, uint32_t flags,
+			    uint64_t *cn)
+{
+	struct mb_mailbox_rec m;
+	struct mb_msg_rec old;
+	int rc = mbx_msg_get(s, mailbox, mid, &m, &old);
+
+	if (rc)
+		return rc;
+	rc = index_remove(s, mailbox, &old, 0);
+	if (rc)
+		return rc;
+	/* the row is in s->val: patch flags and cn in a copy */
+	struct mb_msg_rec r = old;
+	r.flags = flags;
+	r.cn = m.next_cn++;
+	uint8_t *copy = malloc(s->val.len);
+	if (!copy)
+		return MB_ENOMEM;
+	memcpy(copy, s->val.data, s->val.len);
+	le32(copy + 4, flags);
+	le64(copy + 16, r.cn);
+	uint8_t k[12];
+	rc = mb_tree_put(s->messages, k, k_msg(k, mailbox, mid), copy, s->val.len, 0);
+	free(copy);
+	if (!rc)
+		rc = msg_refiled(s, mailbox, &m, &r, unread_of(flags) - unread_of(old.flags), cn);
+	return rc;
+}
+
+int mb_schema_msg_delete(struct mb_schema *s, uint32_t mailbox, uint64_t mid)
+{
+	struct mb_mailbox_rec m;
+	struct mb_msg_rec old;
+	uint8_t k[12];
+	int rc = mbx_msg_get(s, mailbox, mid, &m, &old);
+
+	if (rc)
+		return rc;
+	uint64_t cn = m.next_cn++;
+	rc = index_remove(s, mailbox, &old, cn);
+	if (!rc)
+		rc = mb_tree_del(s->messages, k, k_msg(k, mailbox, mid));
+	if (!rc && old.body_len) {
+		rc = mb_tree_del(s->bodies, k, k_msg(k, mailbox, mid));
+		if (rc == MB_ENOTFOUND)
+			rc = 0;
+	}
+	for (uint16_t i = 1; !rc && i <= old.nattach; i++)
+		rc = attach_del(s, mailbox, mid, i);
+	if (!rc)
+		rc = folder_touch(s, mailbox, old.folder, -1, -unread_of(old.flags), cn);
+	if (!rc)
+		rc = mb__schema_mbx_put(s, mailbox, &m);
+	return rc;
+}
+
+int mb_schema_msg_move(struct mb_schema *s, uint32_t mailbox, uint64_t mid, uint32_t dst, bool copy,
+		       struct mb_buf *tmp, uint64_t *new_mid)
+{
+	struct mb_mailbox_rec m;
+	struct mb_folder_rec f;
+	struct mb_msg_rec old;
+	uint8_t k[12];
+	int rc = mb__schema_mbx_folder_get(s, mailbox, dst, &m, &f);
+
+	if (rc)
+		return rc;
+	rc = mb_schema_msg_get(s, mailbox, mid, &s->val, &old);
+	if (rc)
+		return rc;
+	/* keep a private copy of the row: s->val is reused below */
+	uint8_t *row = malloc(s->val.len);
+	if (!row)
+		return MB_ENOMEM;
+	size_t rowlen = s->val.len;
+	memcpy(row, s->val.data, rowlen);
+	msg_parse(row, rowlen, mid, &old);
+
+	if (copy) {
+		struct mb_val body = MB_VAL_INIT;
+		if (old.body_len) {
+			rc = mb_tree_get(s->bodies, k, k_msg(k, mailbox, mid), &body);
+		}
+		if (!rc) {
+			struct mb_msg_rec r = old;
+			r.folder = dst;
+			r.mid = m.next_mid++;
+			r.cn = m.next_cn++;
+			mb_buf_reset(tmp);
+			rc = mb_buf_append(tmp, row, rowlen);
+			if (!rc) {
+				le32(mb_buf_data(tmp), dst);
+				le64(mb_buf_data(tmp) + 16, r.cn);
+				rc = msg_put_raw(s, mailbox, r.mid, tmp);
+			}
+			if (!rc && old.body_len)
+				rc = mb_tree_put(s->bodies, k, k_msg(k, mailbox, r.mid), body.data,
+						 body.len, 0);
+			for (uint16_t i = 1; !rc && i <= old.nattach; i++) {
+				struct mb_attach_rec a;
+				rc = mb_schema_attach_get(s, mailbox, mid, i, &a);
+				if (!rc)
+					rc = mb_schema_attach_data(s, mailbox, mid, i, &body);
+				if (!rc)
+					rc =
+					    attach_put(s, mailbox, r.mid, i, a.kind, mb_str(a.name),
+						       body.data, (uint32_t)body.len);
+			}
+			if (!rc)
+				rc = index_add(s, mailbox, &r);
+			if (!rc)
+				rc = folder_touch(s, mailbox, dst, 1, unread_of(r.flags), r.cn);
+			if (!rc && new_mid)
+				*new_mid = r.mid;
+		}
+		mb_val_free(&body);
+	} else {
+		uint64_t tomb = m.next_cn++;
+		struct mb_msg_rec r = old;
+		r.folder = dst;
+		r.cn = m.next_cn++;
+		rc = index_remove(s, mailbox, &old, tomb);
+		if (!rc)
+			rc = folder_touch(s, mailbox, old.folder, -1, -unread_of(old.flags), tomb);
+		if (!rc) {
+			le32(row, dst);
+			le64(row + 16, r.cn);
+			rc = mb_tree_put(s->messages, k, k_msg(k, mailbox, mid), row, rowlen, 0);
+		}
+		if (!rc)
+			rc = index_add(s, mailbox, &r);
+		if (!rc)
+			rc = folder_touch(s, mailbox, dst, 1, unread_of(r.flags), r.cn);
+		if (!rc && new_mid)
+			*new_mid = mid;
+	}
+	free(row);
+	if (!rc)
+		rc = mb__schema_mbx_put(s, mailbox, &m);
+	return rc;
+}

@@ -1,0 +1,26 @@
+# tests/integration/mpi_lib.sh: helpers of the Open MPI tests (sourced).
+# shellcheck shell=bash
+# mpi_need: skip (77) unless mpirun exists and the program was built with
+# MPI.  Sets MPIRUN_ARGS for one machine: ranks on localhost only
+# (loopback for the byte transfer and out-of-band channels), more ranks
+# than cores allowed, and root allowed (CI runs as root).
+mpi_need() {
+	command -v mpirun >/dev/null 2>&1 || { echo "skip: no mpirun (openmpi-bin)"; exit 77; }
+	if [ -n "${1:-}" ] && [ ! -x "$1" ]; then
+		echo "skip: built without MPI (no $1)"; exit 77
+	fi
+	export OMPI_MCA_btl=self,tcp OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_oob_tcp_if_include=lo
+	export OMPI_MCA_rmaps_base_oversubscribe=1
+	export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+	# an --enable-asan build: Open MPI's own allocations are not ours
+	# (tests/lsan-mpi.supp); its components stay loaded at exit and
+	# malloc stacks are unwound fully, so the suppressions can name them
+	local supp
+	supp="${MB_SRCDIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}/tests/lsan-mpi.supp"
+	export OMPI_MCA_mca_base_component_disable_dlclose=1
+	export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0"
+	export LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$supp"
+	MPIRUN_ARGS="--oversubscribe"
+	[ "$(id -u)" = 0 ] && MPIRUN_ARGS="$MPIRUN_ARGS --allow-run-as-root"
+	return 0
+}

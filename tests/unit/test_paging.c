@@ -1,0 +1,177 @@
+/* test_paging.c: QueryRows paging against a real store (in a thread, real
+ * databases).  A client that follows docs/PROTOCOL.md (ask for k rows, ask
+ * again while `more` is 1) must see every row of a folder of N rows exactly
+ * once, in ceil(N/k) calls, for every N and k; and ListContacts' `more` the
+ * same.  Invariant: `more` is 1 exactly when rows remain after the page. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "storetest.h"
+#include "tests/opbatch.h"
+
+static struct storetest T;
+
+static int setup(void **state)
+{
+	(void)state;
+	return storetest_start(&T, 2);
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	storetest_stop(&T);
+	return 0;
+}
+
+static void add_message(struct mb_client *c, uint64_t fid, int i)
+{
+	struct mb_op ops[3];
+	struct mb_prop props[2];
+	struct mb_reply rep;
+	char subj[32];
+	snprintf(subj, sizeof(subj), "paging %d", i);
+	props[0] = mb_prop_str(MB_PR_SUBJECT, subj);
+	props[1] = mb_prop_str(MB_PR_BODY, "a row to page over");
+	memset(ops, 0, sizeof(ops));
+	opbatch_compose(ops, fid, 9, props, 2, MB_OP_SAVE_CHANGES);
+	assert_int_equal(mb_client_call(c, ops, 3, &rep), 0);
+	for (int j = 0; j < 3; j++)
+		assert_int_equal(rep.ops[j].status, 0);
+}
+
+static uint32_t count(struct mb_client *c, uint64_t fid)
+{
+	struct mb_op op;
+	struct mb_op_reply r = {0};
+	memset(&op, 0, sizeof(op));
+	op.code = MB_OP_OPEN_FOLDER;
+	op.u.open_folder.fid = fid;
+	assert_int_equal(storetest_one(c, &op, &r), 0);
+	return r.u.folder.count;
+}
+
+/* Page the folder by k; every row once, ceil(n/k) calls (1 when empty). */
+static void page(struct mb_client *c, uint64_t fid, uint32_t n, uint32_t k)
+{
+	static uint32_t handle = 100;
+	uint32_t cols[1] = {MB_PR_MID};
+	struct mb_op ops[4];
+	struct mb_reply rep;
+	uint64_t *seen = calloc(n + 1, sizeof(uint64_t));
+	uint32_t got = 0, calls = 0;
+	uint32_t h = ++handle;
+	bool more = true;
+	assert_non_null(seen);
+	memset(ops, 0, sizeof(ops));
+	opbatch_browse(ops, fid, h, cols, 1, MB_QR_F_RESTART, k);
+	assert_int_equal(mb_client_call(c, ops, 3, &rep), 0);
+	while (more) {
+		struct mb_op q;
+		struct mb_op_reply r = {0};
+		memset(&q, 0, sizeof(q));
+		q.code = MB_OP_QUERY_ROWS;
+		q.u.query_rows.handle = h;
+		q.u.query_rows.max_rows = k;
+		q.u.query_rows.flags = calls ? 0 : MB_QR_F_RESTART;
+		assert_int_equal(storetest_one(c, &q, &r), 0);
+		calls++;
+		assert_true(r.u.rows.nrows <= k);
+		for (uint32_t i = 0; i < r.u.rows.nrows; i++) {
+			uint64_t mid = r.u.rows.vals[i].v.i;
+			for (uint32_t j = 0; j < got; j++)
+				assert_true(seen[j] != mid);
+			assert_true(got < n);
+			seen[got++] = mid;
+		}
+		more = r.u.rows.more != 0;
+		/* a full page with rows left says so; a short page ends */
+		if (r.u.rows.nrows < k)
+			assert_false(more);
+		assert_true(calls <= n + 1);
+	}
+	if (got != n || calls != (n ? (n + k - 1) / k : 1))
+		fail_msg("N=%u k=%u: %u rows in %u calls", n, k, got, calls);
+	struct mb_op rel;
+	struct mb_op_reply rr = {0};
+	memset(&rel, 0, sizeof(rel));
+	rel.code = MB_OP_RELEASE;
+	rel.u.release.handle = h;
+	storetest_one(c, &rel, &rr);
+	free(seen);
+}
+
+static void test_query_rows_pages(void **state)
+{
+	(void)state;
+	struct mb_client *c = storetest_client(&T, 0, 0);
+	assert_non_null(c);
+	uint64_t fid = MB_FID(mb_client_mailbox(c), MB_FID_DELETED);
+	uint32_t n = count(c, fid), added = 0;
+	static const uint32_t ns[] = {0, 1, 2, 3, 5, 8, 13, 30};
+	for (size_t t = 0; t < sizeof(ns) / sizeof(ns[0]); t++) {
+		/* grow the folder to at least ns[t] rows */
+		while (n < ns[t]) {
+			add_message(c, fid, (int)added++);
+			n++;
+		}
+		assert_int_equal(count(c, fid), n);
+		uint32_t ks[] = {1, 2, 3, 4, 7, n ? n - 1 : 1, n ? n : 1, n + 1, 1024};
+		for (size_t j = 0; j < sizeof(ks) / sizeof(ks[0]); j++)
+			if (ks[j])
+				page(c, fid, n, ks[j]);
+	}
+	mb_client_destroy(c);
+}
+
+static void test_list_contacts_pages(void **state)
+{
+	(void)state;
+	struct mb_client *c = storetest_client(&T, 1, 0);
+	assert_non_null(c);
+	uint32_t n = count(c, MB_FID(mb_client_mailbox(c), MB_FID_CONTACTS));
+	while (n < 7) {
+		struct mb_op op;
+		struct mb_op_reply r = {0};
+		struct mb_prop p = mb_prop_str(MB_PR_DISPLAY_NAME, "Contact");
+		memset(&op, 0, sizeof(op));
+		op.code = MB_OP_CREATE_CONTACT;
+		op.u.create_contact.n = 1;
+		op.u.create_contact.props = &p;
+		assert_int_equal(storetest_one(c, &op, &r), 0);
+		n++;
+	}
+	for (uint32_t k = 1; k <= n + 1; k++) {
+		uint32_t start = 0, calls = 0, rows = 0;
+		bool more = true;
+		while (more) {
+			struct mb_op op;
+			struct mb_op_reply r = {0};
+			memset(&op, 0, sizeof(op));
+			op.code = MB_OP_LIST_CONTACTS;
+			op.u.list_contacts.start = start;
+			op.u.list_contacts.max_rows = k;
+			assert_int_equal(storetest_one(c, &op, &r), 0);
+			calls++;
+			rows += r.u.rows.nrows;
+			start += r.u.rows.nrows;
+			more = r.u.rows.more != 0;
+			assert_true(calls <= n + 1);
+		}
+		if (rows != n || calls != (n + k - 1) / k)
+			fail_msg("contacts N=%u k=%u: %u rows in %u calls", n, k, rows, calls);
+	}
+	mb_client_destroy(c);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_query_rows_pages),
+	    cmocka_unit_test(test_list_contacts_pages),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

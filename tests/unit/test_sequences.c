@@ -1,0 +1,253 @@
+/* test_sequences.c: Outlook's operation sequences per action, through the
+ * behaviour model (src/load/behave.c) and the mbstore driver
+ * (src/load/drivers/mbstore.c) against a real store (storetest.h), with
+ * the load engine running one action at a time for its users:
+ *  - per action, the RPC requests and operations it sent (the engine's
+ *    per-task counts) fall within the bounds of the sequence documented
+ *    in docs/workload.md (printed as a table: the numbers of that page);
+ *  - online: new mail and forwards resolve their recipients (ResolveNames),
+ *    reads stream the body (OpenStream, ReadStream), views register for
+ *    notifications, the send mix's attachments go out with the mail
+ *    (CreateAttachment, SaveChangesAttachment);
+ *  - online: pushed new-mail notifications are fetched, one request each
+ *    (the Inbox view's new rows);
+ *  - cached: no name resolution and no reads over the wire (the offline
+ *    address book and the local copy serve them), and the sync downloads
+ *    new items as streams.
+ *  - with every attachment opened, attachments stream in pieces;
+ * Counts only (no times): the per-action figures are means over the
+ * actions that completed; an action cut by the stop adds at most a few
+ * operations, within the bounds. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <string.h>
+#include <uv.h>
+
+#include "core/scenario.h"
+#include "load/behave.h"
+#include "load/engine.h"
+#include "load/loadstats.h"
+#include "proto/proto.h"
+#include "storetest.h"
+
+#define NUSERS 6
+
+static struct storetest T;
+
+static int setup(void **state)
+{
+	(void)state;
+	return storetest_start(&T, NUSERS);
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	storetest_stop(&T);
+	return 0;
+}
+
+struct measured {
+	double done;
+	double rpcs, ops;	/* per action done */
+	double op[MB_OP_COUNT]; /* per action done, by op (mixed with the tasks' ops) */
+	double sync_ops;  /* the sync's operations, in all (online: the notification fetches) */
+	double sync_rpcs; /* its requests, in all */
+	double fetches;	  /* online: notification fetches done */
+	double notifications;
+	uint64_t failed;
+};
+
+/* Run action a alone (rate per user-day `rate`) for `seconds` in mode
+ * `scenario`; the engine's counts per action and per op. */
+static void run_action_pct(const char *scenario, int a, double seconds, double attach_pct,
+			   struct measured *m)
+{
+	struct mb_cfg_error err;
+	static struct mb_scenario sc;
+	assert_int_equal(mb_scenario_load(scenario, &sc, &err), 0);
+	if (attach_pct >= 0)
+		sc.open_attachment_pct = attach_pct;
+	for (int i = 0; i < MB_ACTION_COUNT; i++)
+		sc.actions_per_day[i] = 0;
+	sc.actions_per_day[a] = 12;
+	struct mb_target_cfg cfg;
+	mb_target_cfg_default(&cfg);
+	char addr[64];
+	snprintf(addr, sizeof(addr), "mbstore:127.0.0.1:%d", T.port);
+	assert_int_equal(mb_target_cfg_parse(&cfg, addr), 0);
+	/* 12 per 8-hour day x 2,400: an action per user about every second */
+	struct mb_engine_opts o = {.sc = &sc,
+				   .topo = T.topo,
+				   .target = &cfg,
+				   .users = NUSERS,
+				   .accel = 2400,
+				   .ramp_s = 0,
+				   .threads = 1,
+				   .seed = 11,
+				   .ack_fd = -1,
+				   .compression = true,
+				   .notify = true};
+	struct mb_engine *e;
+	struct mb_load_stats *st;
+	assert_int_equal(mb_load_stats_create(&st), 0);
+	assert_int_equal(mb_engine_create(&o, &e), 0);
+	assert_int_equal(mb_engine_start(e), 0);
+	uv_sleep((unsigned)(seconds * 1000));
+	mb_engine_stop(e);
+	mb_engine_collect(e, st);
+	memset(m, 0, sizeof(*m));
+	m->done = (double)st->done[a];
+	m->failed = st->failed[a];
+	double d = m->done > 0 ? m->done : 1;
+	m->rpcs = (double)st->task_rpcs[a] / d;
+	m->ops = (double)st->task_ops[a] / d;
+	for (int i = 0; i < MB_OP_COUNT && i < st->nops; i++)
+		m->op[i] = (double)st->op_count[i] / d;
+	m->sync_ops = (double)st->task_ops[MB_TASK_SYNC];
+	m->sync_rpcs = (double)st->task_rpcs[MB_TASK_SYNC];
+	m->fetches = (double)st->n.notify_fetches;
+	m->notifications = (double)st->n.notifications;
+	if (m->fetches > 0)
+		print_message("%-8s notification fetch      done %4.0f  requests/fetch  %5.1f  "
+			      "operations/fetch  %5.1f  (notifications %.0f)\n",
+			      scenario, m->fetches, m->sync_rpcs / m->fetches,
+			      m->sync_ops / m->fetches, m->notifications);
+	print_message("%-8s %-22s done %4.0f  requests/action %5.1f  operations/action %5.1f\n",
+		      scenario, mb_actions[a].key, m->done, m->rpcs, m->ops);
+	/* operations by name per action done (the logons' and syncs' too) */
+	char line[1024];
+	size_t n = 0;
+	line[0] = 0;
+	for (int i = 0; i < MB_OP_COUNT && i < st->nops && n < sizeof(line) - 64; i++)
+		if (st->op_count[i])
+			n += (size_t)snprintf(line + n, sizeof(line) - n, " %s %.1f",
+					      st->op_names[i], m->op[i]);
+	print_message("    ops:%s\n", line);
+	mb_engine_destroy(e);
+	mb_load_stats_destroy(st);
+}
+
+/* The same, longer while fewer than 3 actions completed (a slow machine,
+ * valgrind): up to about 40 s. */
+static void run_enough(const char *scenario, int a, double seconds, double attach_pct,
+		       struct measured *m)
+{
+	for (;;) {
+		run_action_pct(scenario, a, seconds, attach_pct, m);
+		if (m->done >= 3 || seconds > 20)
+			return;
+		seconds *= 2;
+	}
+}
+
+#define OP(m, id) ((m)->op[MB_OPI_##id])
+
+static void test_online(void **state)
+{
+	(void)state;
+	struct measured m;
+
+	run_enough("online", MB_A_SEND_MAIL, 2.5, -1, &m);
+	assert_true(m.done >= 3);
+	assert_int_equal(m.failed, 0);
+	/* ResolveNames, then CreateMessage, SetProperties, [attachments],
+	 * SubmitMessage: 2 requests, 4 operations or more */
+	assert_true(m.rpcs > 1.9 && m.rpcs < 2.2);
+	assert_true(m.ops >= 4 && m.ops < 8);
+	assert_true(OP(&m, RESOLVE_NAMES) > 0.9 && OP(&m, RESOLVE_NAMES) < 1.2);
+	assert_true(OP(&m, SUBMIT) > 0.9 && OP(&m, SUBMIT) < 1.2);
+	/* the mail others sent: each new-mail notification fetched (one
+	 * request: QueryRows of the Inbox view's new rows, the view opened
+	 * by the first fetch: GetContentsTable, SetColumns); notifications
+	 * that come while the user is busy share a fetch */
+	assert_true(m.notifications > 0);
+	assert_true(m.fetches > 0 && m.fetches <= m.notifications);
+	assert_true(m.sync_rpcs >= m.fetches && m.sync_rpcs < m.fetches + 1);
+	assert_true(m.sync_ops >= m.fetches && m.sync_ops <= 3 * m.fetches + 2);
+
+	run_enough("online", MB_A_PROCESS_INBOX, 3, -1, &m);
+	assert_true(m.done >= 3);
+	assert_int_equal(m.failed, 0);
+	/* the view (6 ops: OpenFolder x2, GetContentsTable, SetColumns,
+	 * QueryRows, RegisterNotification), the reads (6+ each), replies,
+	 * the dispose */
+	assert_true(m.ops >= 6);
+	assert_true(OP(&m, REGISTER_NOTIFY) >= 1);
+	assert_true(OP(&m, GET_CONTENTS_TABLE) >= 1);
+
+	run_enough("online", MB_A_BROWSE_MAIL, 2.5, -1, &m);
+	assert_true(m.done >= 3);
+	assert_int_equal(m.failed, 0);
+	/* per folder: the view (5 ops + RegisterNotification), reads of
+	 * OpenMessage, GetPropertiesSpecific, OpenStream, ReadStream,
+	 * released later; the view's release */
+	assert_true(m.ops > 10 && m.ops < 120);
+	assert_true(OP(&m, OPEN_STREAM) >= 1);
+	assert_true(OP(&m, READ_STREAM) >= OP(&m, OPEN_STREAM));
+	assert_true(OP(&m, OPEN_MESSAGE) >= 1);
+	assert_true(OP(&m, REGISTER_NOTIFY) >= 1);
+	assert_true(OP(&m, RESOLVE_NAMES) == 0);
+
+	/* every reader opens an attachment: OpenAttachment and its stream in
+	 * ReadStream pieces of at most 32 KB (the initialised mix's
+	 * attachments are larger) */
+	run_enough("online", MB_A_BROWSE_MAIL, 2.5, 100, &m);
+	assert_true(m.done >= 3);
+	assert_int_equal(m.failed, 0);
+	assert_true(OP(&m, OPEN_ATTACH) > 0);
+	assert_true(OP(&m, READ_STREAM) > OP(&m, OPEN_STREAM));
+
+	run_enough("online", MB_A_REQUEST_MEETING, 2.5, -1, &m);
+	assert_true(m.done >= 3);
+	assert_int_equal(m.failed, 0);
+	/* ResolveNames, FreeBusy per attendee, the appointment (Create, Set,
+	 * Save, Release), the request (Create, Set, Submit) */
+	assert_true(m.rpcs > 3.9 && m.rpcs < 4.2);
+	assert_true(OP(&m, RESOLVE_NAMES) > 0.9 && OP(&m, RESOLVE_NAMES) < 1.2);
+	assert_true(OP(&m, FREEBUSY) >= 1);
+
+	run_enough("online", MB_A_BROWSE_CALENDAR, 2.5, -1, &m);
+	assert_true(m.done >= 3);
+	assert_int_equal(m.failed, 0);
+	assert_true(OP(&m, CALENDAR_RANGE) > 0.9 && OP(&m, CALENDAR_RANGE) < 1.2);
+}
+
+static void test_cached(void **state)
+{
+	(void)state;
+	struct measured m;
+
+	run_enough("cached", MB_A_SEND_MAIL, 2.5, -1, &m);
+	assert_true(m.done >= 3);
+	assert_int_equal(m.failed, 0);
+	/* the offline address book resolves names: one request, Create,
+	 * SetProperties, [attachments], Submit */
+	assert_true(m.rpcs > 0.9 && m.rpcs < 1.2);
+	assert_true(OP(&m, RESOLVE_NAMES) == 0);
+	/* the sync downloads the mail others sent: bodies as streams */
+	assert_true(m.sync_ops > 0);
+
+	run_enough("cached", MB_A_PROCESS_INBOX, 3, -1, &m);
+	assert_true(m.done >= 3);
+	assert_int_equal(m.failed, 0);
+	/* views and reads are local: nothing but the uploads of the
+	 * changes, replies and disposal */
+	assert_true(OP(&m, GET_CONTENTS_TABLE) == 0);
+	assert_true(OP(&m, RESOLVE_NAMES) == 0);
+	assert_true(m.ops < 40);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_online),
+	    cmocka_unit_test(test_cached),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
