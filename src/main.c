@@ -3,6 +3,7 @@
  * them.  With no command (or only options), the console runs. */
 #include "config.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -33,6 +34,10 @@ static void usage(FILE *f)
 int main(int argc, char **argv)
 {
 	const char *name = argc > 1 ? argv[1] : NULL;
+	/* Every socket and pipe write checks its result: a peer that went away
+	 * is an EPIPE of that write, never the death of a command (children
+	 * started through libuv get the default disposition back). */
+	signal(SIGPIPE, SIG_IGN);
 	mb_scenario_target_check = mb_target_scenario_check; /* `scenario show` knows the drivers */
 #if MB_HAVE_MPI
 	mb_dist_register(&mb_mpi_dist_ops); /* `mailbench load --mpi` */

@@ -4,6 +4,7 @@
  * shard's mutex; the engine's shared settings are read-only once created. */
 #include "load/engine.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -167,6 +168,9 @@ int mb_engine_create(const struct mb_engine_opts *o, struct mb_engine **out)
 	if (!ops || ops->conns < 1 || ops->conns > MB_TARGET_CONNS_MAX ||
 	    ops->nops > MB_TARGET_OPS_MAX)
 		return MB_EINVAL;
+	/* A target that closes while a request is written is an EPIPE of that
+	 * connection (retried by the engine), never a SIGPIPE of the process. */
+	signal(SIGPIPE, SIG_IGN);
 	int count = o->count ? o->count : o->users - o->first;
 	if (o->users > mb_topology_user_count(o->topo) || count < 1 || o->first + count > o->users)
 		return MB_ERANGE;

@@ -171,7 +171,6 @@ static int capacity_main(void *args, int argc, char **argv)
 		uv_loop_close(&r.loop);
 		return MB_EXIT_RUNTIME;
 	}
-	signal(SIGPIPE, SIG_IGN);
 	uv_signal_init(&r.loop, &r.sigint);
 	uv_signal_init(&r.loop, &r.sigterm);
 	uv_timer_init(&r.loop, &r.poll);

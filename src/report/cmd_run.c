@@ -486,7 +486,6 @@ static int run_main(void *args, int argc, char **argv)
 	signal(SIGSEGV, crash_handler);
 	signal(SIGABRT, crash_handler);
 	signal(SIGBUS, crash_handler);
-	signal(SIGPIPE, SIG_IGN);
 	uv_signal_init(&r.loop, &r.sigint);
 	uv_signal_init(&r.loop, &r.sigterm);
 	r.sigint.data = r.sigterm.data = &r;

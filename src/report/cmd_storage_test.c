@@ -876,7 +876,6 @@ static int st_main(void *args, int argc, char **argv)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
 	if (c.o.type == T_CHECKSUM)
 		rc = type_checksum(&c);
 	else if (c.o.type == T_SOFTREC)

@@ -89,7 +89,6 @@ static int store_main(void *args, int argc, char **argv)
 	o.frame_timeout_s = a->frame_timeout;
 	o.prelogon_frame = (uint32_t)a->prelogon_frame;
 	o.partial_budget_mb = a->partial_budget_mb;
-	signal(SIGPIPE, SIG_IGN);
 	/* ~25 threads (database owners, write-back, log writers) would each
 	 * get a malloc arena holding on to freed memory: 4 are enough */
 	mallopt(M_ARENA_MAX, 4);

@@ -21,6 +21,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <uv.h>
@@ -112,7 +113,12 @@ static void run_init(struct run *r, const char *opts)
 
 static void run_for(struct run *r, double seconds)
 {
+	signal(SIGPIPE, SIG_DFL);
 	assert_int_equal(mb_engine_create(&r->o, &r->e), 0);
+	/* a target that closes is never the process's death */
+	struct sigaction sa;
+	assert_int_equal(sigaction(SIGPIPE, NULL, &sa), 0);
+	assert_true(sa.sa_handler == SIG_IGN);
 	r->t0 = now_s();
 	assert_int_equal(mb_engine_start(r->e), 0);
 	sleep_s(seconds);

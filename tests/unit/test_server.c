@@ -3,12 +3,17 @@
  * idle timeout; a well-framed but malformed payload gets an ERROR frame
  * and the connection stays usable; a frame header above the size limit
  * gets an ERROR frame (MB_ETOOBIG) and the connection is closed; a
- * response to a pipelined second request waits for the first. */
+ * response to a pipelined second request waits for the first; a client
+ * that goes away is never the process's death (SIGPIPE ignored by the
+ * store library: a reply written to a closed connection killed the
+ * process that embedded the store, silently). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+
+#include <signal.h>
 
 #include "storetest.h"
 
@@ -17,6 +22,7 @@ static struct storetest T;
 static int setup(void **state)
 {
 	(void)state;
+	signal(SIGPIPE, SIG_DFL); /* as a process that never thought of it */
 	return storetest_start_idle(&T, 12, 3);
 }
 
@@ -47,6 +53,24 @@ static void test_idle_closed(void **state)
 	if (rc == MB_ETIMEDOUT)
 		rc = mb_client_recv_frame(c, &h, &p, &len);
 	assert_int_equal(rc, MB_ECLOSED);
+	mb_client_destroy(c);
+}
+
+static void test_sigpipe_ignored(void **state)
+{
+	(void)state;
+	struct sigaction sa;
+	assert_int_equal(sigaction(SIGPIPE, NULL, &sa), 0);
+	assert_true(sa.sa_handler == SIG_IGN);
+	/* clients that log on and close at once leave a store that still
+	 * serves the next one */
+	for (int i = 0; i < 20; i++) {
+		struct mb_client *c = storetest_client(&T, i % 12, 0);
+		assert_non_null(c);
+		mb_client_destroy(c);
+	}
+	struct mb_client *c = storetest_client(&T, 1, 0);
+	assert_non_null(c);
 	mb_client_destroy(c);
 }
 
@@ -146,9 +170,8 @@ static void test_pipelined_in_order(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_bad_payload_then_ok),
-	    cmocka_unit_test(test_oversize_closes),
-	    cmocka_unit_test(test_pipelined_in_order),
+	    cmocka_unit_test(test_sigpipe_ignored), cmocka_unit_test(test_bad_payload_then_ok),
+	    cmocka_unit_test(test_oversize_closes), cmocka_unit_test(test_pipelined_in_order),
 	    cmocka_unit_test(test_idle_closed),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
