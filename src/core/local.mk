@@ -5,7 +5,8 @@ noinst_LIBRARIES += src/core/libmbcore.a
 src_core_libmbcore_a_SOURCES = \
 	src/core/error.c src/core/error.h \
 	src/core/tls.c src/core/tls.h \
-	src/core/opt.c src/core/opt.h src/core/options.h \
+	src/core/opt.c src/core/optout.c src/core/optcmd.c src/core/opt.h src/core/opt_int.h \
+	src/core/options.h \
 	src/core/counters.c src/core/counters.h \
 	src/core/hist.c src/core/hist.h \
 	src/core/score.c src/core/score.h \
