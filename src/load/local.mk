@@ -43,7 +43,8 @@ MB_UNIT_TESTS += tests/unit/test_imapparse tests/unit/test_smtpparse
 MB_UNIT_TESTS += tests/unit/test_crlf
 
 # The IMAP + SMTP target (a driver of the target interface).
-src_load_libmbload_a_SOURCES += src/load/drivers/imap.c
+src_load_libmbload_a_SOURCES += src/load/drivers/imap.c src/load/drivers/imap_int.h \
+	src/load/drivers/imap_script.c src/load/drivers/imap_smtp.c
 
 # The distributed load engine's pure parts (slices, flat window layout).
 MB_UNIT_TESTS += tests/unit/test_dist

@@ -54,45 +54,7 @@
 #include "load/smtpparse.h"
 #include "load/target.h"
 
-#define ROWS_MAX 256
-#define MAP_MAX 1024 /* uid -> message id entries per user */
-#define NFIXED 5     /* INBOX, Deleted Items, Sent Items, Calendar, Contacts */
-#define FOLDERS_MAX 64
-
-/* Operation names (histograms "imap.SELECT", ...). */
-/* clang-format off */
-#define OP_TABLE(X) \
-	X(GREETING, "imap.GREETING") \
-	X(CAPABILITY, "imap.CAPABILITY") \
-	X(AUTHENTICATE, "imap.AUTHENTICATE") \
-	X(ENABLE, "imap.ENABLE") \
-	X(LIST, "imap.LIST") \
-	X(SELECT, "imap.SELECT") \
-	X(FETCH, "imap.FETCH") \
-	X(STORE, "imap.STORE") \
-	X(MOVE, "imap.MOVE") \
-	X(EXPUNGE, "imap.EXPUNGE") \
-	X(APPEND, "imap.APPEND") \
-	X(STATUS, "imap.STATUS") \
-	X(NOOP, "imap.NOOP") \
-	X(IDLE, "imap.IDLE") \
-	X(LOGOUT, "imap.LOGOUT") \
-	X(S_GREETING, "smtp.GREETING") \
-	X(S_EHLO, "smtp.EHLO") \
-	X(S_AUTH, "smtp.AUTH") \
-	X(S_MAIL, "smtp.MAIL") \
-	X(S_RCPT, "smtp.RCPT") \
-	X(S_DATA, "smtp.DATA") \
-	X(STARTTLS, "imap.STARTTLS") \
-	X(S_STARTTLS, "smtp.STARTTLS")
-/* clang-format on */
-
-enum op {
-#define X_OP(id, name) OP_##id,
-	OP_TABLE(X_OP)
-#undef X_OP
-	    OP_COUNT
-};
+#include "load/drivers/imap_int.h"
 
 static const char *const imap_op_names[OP_COUNT] = {
 #define X_NAME(id, name) name,
@@ -100,103 +62,9 @@ static const char *const imap_op_names[OP_COUNT] = {
 #undef X_NAME
 };
 
-enum c0 {
-	C_DOWN = 0,
-	C_GREETING,
-	C_CAPA,
-	C_STARTTLS, /* STARTTLS sent; then the handshake */
-	C_TLS,
-	C_AUTH,
-	C_ENABLE,
-	C_LIST,
-	C_READY,
-	C_IDLE_START,
-	C_IDLE,
-	C_UNIDLE,
-	C_CMD
-};
-enum c1 {
-	S_DOWN = 0,
-	S_CONNECTING,
-	S_GREETING,
-	S_EHLO,
-	S_STARTTLS,
-	S_TLS,
-	S_AUTH,
-	S_READY,
-	S_ENVELOPE,
-	S_BODY
-};
-
-struct folder_rep {
-	uint32_t uidvalidity;
-	uint64_t modseq;
-	uint32_t maxuid;
-	int synced; /* downloaded at least once */
-	int dirty;
-	int n;
-	uint32_t uid[ROWS_MAX];
-	uint8_t seen[ROWS_MAX];
-	int32_t who[ROWS_MAX];
-};
-
-struct imap_user {
-	struct mb_imap_parser *p;
-	struct mb_smtp_parser *sp;
-	size_t scan0;
-	enum c0 c0;
-	enum c1 c1;
-	unsigned tagno;
-	char tag[16];
-	int op;	     /* command in flight on conn 0 */
-	int qresync; /* server has CONDSTORE+QRESYNC and we enabled it */
-	int has_move, has_uidplus, has_idle, has_literalplus, has_starttls;
-	int secured0, secured1; /* STARTTLS done on connection 0, 1 */
-	int nuser_folders;
-	int selected; /* folder index, -1 none */
-	uint32_t exists;
-	uint32_t sel_uidvalidity;
-	uint64_t sel_modseq;
-	int notified; /* EXISTS grew while idle */
-	/* the step in flight */
-	int stepping;
-	struct mb_step s;
-	int phase;
-	uint64_t ids[ROWS_MAX];
-	int nids;
-	uint64_t more[ROWS_MAX];
-	int nmore;
-	uint32_t rcpt_mb[512]; /* SEND: recipient mailboxes */
-	uint16_t rcpt_of[512]; /* the address (rcpt index) that reached rcpt_mb[k] */
-	int nrcpt_mb;
-	char **rcpt;	  /* SEND: addresses */
-	uint8_t *rcpt_ok; /* SEND: RCPT TO answered 250 or 251 */
-	int nrcpt;
-	int rcpt_replies;
-	uint64_t mid;
-	char *msg;
-	size_t msglen;
-	int status;
-	/* results */
-	int n;
-	uint64_t rids[ROWS_MAX];
-	uint32_t rflags[ROWS_MAX];
-	int32_t rwho[ROWS_MAX];
-	uint32_t count, count2;
-	/* uid -> message id */
-	uint64_t map_key[MAP_MAX], map_mid[MAP_MAX];
-	unsigned map_next;
-	/* cached mode */
-	struct folder_rep *rep; /* NFIXED + user folders */
-	int nrep;
-	int sync_folder;
-	int synced_once;
-	uint64_t counter;
-};
-
 /* ---- helpers ---- */
 
-static uint64_t mix64(uint64_t x)
+uint64_t mb__imap_mix64(uint64_t x)
 {
 	x ^= x >> 30;
 	x *= 0xbf58476d1ce4e5b9ULL;
@@ -206,13 +74,13 @@ static uint64_t mix64(uint64_t x)
 	return x;
 }
 
-static int nfolders(const struct imap_user *iu)
+int mb__imap_nfolders(const struct imap_user *iu)
 {
 	int n = NFIXED + iu->nuser_folders;
 	return n > FOLDERS_MAX ? FOLDERS_MAX : n;
 }
 
-static void folder_name(int f, char *buf, size_t len)
+void mb__imap_folder_name(int f, char *buf, size_t len)
 {
 	static const char *const fixed[NFIXED] = {"INBOX", "\"Deleted Items\"", "\"Sent Items\"",
 						  "Calendar", "Contacts"};
@@ -234,7 +102,7 @@ static void map_put(struct imap_user *iu, uint64_t key, uint64_t mid)
 	iu->map_next = (iu->map_next + 1) % MAP_MAX;
 }
 
-static uint64_t map_get(const struct imap_user *iu, uint64_t key)
+uint64_t mb__imap_map_get(const struct imap_user *iu, uint64_t key)
 {
 	for (unsigned i = 0; i < MAP_MAX; i++)
 		if (iu->map_key[i] == key)
@@ -243,9 +111,7 @@ static uint64_t map_get(const struct imap_user *iu, uint64_t key)
 }
 
 /* Send one tagged command on conn 0. */
-static int cmd(struct mb_tuser *u, int op, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static int cmd(struct mb_tuser *u, int op, const char *fmt, ...)
+int mb__imap_cmd(struct mb_tuser *u, int op, const char *fmt, ...)
 {
 	struct imap_user *iu = u->priv;
 	char buf[8192];
@@ -266,7 +132,7 @@ static int cmd(struct mb_tuser *u, int op, const char *fmt, ...)
 }
 
 /* A UID set "1,5,7" of the ids (of one folder) into buf. */
-static void uidset(const uint64_t *ids, int n, char *buf, size_t len)
+void mb__imap_uidset(const uint64_t *ids, int n, char *buf, size_t len)
 {
 	size_t o = 0;
 	buf[0] = 0;
@@ -274,7 +140,7 @@ static void uidset(const uint64_t *ids, int n, char *buf, size_t len)
 		o += (size_t)snprintf(buf + o, len - o, "%s%u", i ? "," : "", (uint32_t)ids[i]);
 }
 
-static void finish(struct mb_tuser *u, int status)
+void mb__imap_finish(struct mb_tuser *u, int status)
 {
 	struct imap_user *iu = u->priv;
 	struct mb_step_result res;
@@ -330,561 +196,30 @@ static void maybe_idle(struct mb_tuser *u)
 	struct imap_user *iu = u->priv;
 	if (iu->c0 == C_READY && iu->has_idle && iu->selected == MB_FOLDER_INBOX && !iu->stepping) {
 		iu->c0 = C_IDLE_START;
-		if (cmd(u, OP_IDLE, "IDLE"))
+		if (mb__imap_cmd(u, OP_IDLE, "IDLE"))
 			mb_target_lost(u);
 	}
 }
 
 /* ---- steps ---- */
 
-static int step_run(struct mb_tuser *u);
-
-static int select_folder(struct mb_tuser *u, int f)
+int mb__imap_select_folder(struct mb_tuser *u, int f)
 {
 	struct imap_user *iu = u->priv;
 	char name[64];
-	folder_name(f, name, sizeof(name));
+	mb__imap_folder_name(f, name, sizeof(name));
 	iu->selected = -1;
 	iu->exists = 0;
 	if (iu->qresync && u->env->cached && iu->rep && f < iu->nrep && iu->rep[f].synced &&
 	    iu->rep[f].uidvalidity)
-		return cmd(u, OP_SELECT, "SELECT %s (QRESYNC (%u %llu))", name,
-			   iu->rep[f].uidvalidity, (unsigned long long)iu->rep[f].modseq);
-	return cmd(u, OP_SELECT, "SELECT %s%s", name, iu->qresync ? " (CONDSTORE)" : "");
-}
-
-/* Build the message of a SEND (or an appointment/contact for APPEND). */
-static int build_msg(struct mb_tuser *u, enum mb_mailmsg_kind kind)
-{
-	struct imap_user *iu = u->priv;
-	const struct mb_topo_user *me = mb_target_account(u);
-	char from[128], id[32];
-	const struct mb_topology *acc = u->env->accounts;
-	/* unique across runs too (a run's random stream repeats with its seed) */
-	const uint64_t *salt = u->shard;
-	iu->mid = mix64((salt ? *salt : 0) ^ u->rng ^ (++iu->counter * 0x9e3779b97f4a7c15ull) ^
-			((uint64_t)u->idx << 40)) |
-		  1;
-	snprintf(id, sizeof(id), "%016llx", (unsigned long long)iu->mid);
-	snprintf(from, sizeof(from), "%s@mailbench.test", me->name);
-	/* recipients: direct users and lists (addresses); mailboxes for the ack */
-	for (int i = 0; i < iu->nrcpt; i++)
-		free(iu->rcpt[i]);
-	free(iu->rcpt);
-	free(iu->rcpt_ok);
-	iu->nrcpt = 0;
-	iu->nrcpt_mb = 0;
-	int cap = iu->s.nusers + iu->s.nlists;
-	iu->rcpt = calloc((size_t)(cap ? cap : 1), sizeof(char *));
-	iu->rcpt_ok = calloc((size_t)(cap ? cap : 1), 1);
-	if (!iu->rcpt || !iu->rcpt_ok)
-		return MB_ENOMEM;
-	for (int i = 0; i < iu->s.nusers && kind == MB_MAILMSG_MAIL; i++) {
-		const struct mb_topo_user *r = mb_topology_user(acc, (int)iu->s.users[i]);
-		if (!r)
-			continue;
-		char a[128];
-		snprintf(a, sizeof(a), "%s@mailbench.test", r->name);
-		if (iu->nrcpt_mb < 512) {
-			iu->rcpt_of[iu->nrcpt_mb] = (uint16_t)iu->nrcpt;
-			iu->rcpt_mb[iu->nrcpt_mb++] = iu->s.users[i] + 1;
-		}
-		iu->rcpt[iu->nrcpt++] = strdup(a);
-	}
-	for (int i = 0; i < iu->s.nlists && kind == MB_MAILMSG_MAIL; i++) {
-		const struct mb_topo_list *l = mb_topology_list(acc, (int)iu->s.lists[i]);
-		if (!l)
-			continue;
-		char a[128];
-		snprintf(a, sizeof(a), "%s@mailbench.test", l->name);
-		/* a member reached twice is kept under its first address: when
-		 * that one is refused it goes unchecked (never a false loss) */
-		for (int m = 0; m < l->nmembers && iu->nrcpt_mb < 512; m++) {
-			int dup = 0;
-			for (int k = 0; k < iu->nrcpt_mb && !dup; k++)
-				dup = iu->rcpt_mb[k] == l->members[m] + 1;
-			if (!dup) {
-				iu->rcpt_of[iu->nrcpt_mb] = (uint16_t)iu->nrcpt;
-				iu->rcpt_mb[iu->nrcpt_mb++] = l->members[m] + 1;
-			}
-		}
-		iu->rcpt[iu->nrcpt++] = strdup(a);
-	}
-	struct mb_mailmsg m = {
-	    .kind = kind,
-	    .id = id,
-	    .from = from,
-	    .to = (const char *const *)iu->rcpt,
-	    .nto = iu->nrcpt,
-	    .seed = iu->s.seed,
-	    .body_bytes = iu->s.size ? iu->s.size : 1024,
-	    .date_s = (int64_t)iu->s.start_ms / 1000,
-	    .start_s = iu->s.start_ms / 1000,
-	    .end_s = iu->s.end_ms / 1000,
-	};
-	if (!m.date_s)
-		m.date_s = 1700000000 + (int64_t)(iu->counter % 100000);
-	free(iu->msg);
-	iu->msg = NULL;
-	return mb_mailmsg_build(&m, &iu->msg, &iu->msglen);
-}
-
-static int append(struct mb_tuser *u, int folder, const char *flags)
-{
-	struct imap_user *iu = u->priv;
-	char name[64], head[256];
-	folder_name(folder, name, sizeof(name));
-	snprintf(iu->tag, sizeof(iu->tag), "b%u", ++iu->tagno);
-	int n = snprintf(head, sizeof(head), "%s APPEND %s (%s) {%zu+}\r\n", iu->tag, name, flags,
-			 iu->msglen);
-	iu->op = OP_APPEND;
-	mb_target_request(u, 0, OP_APPEND, 1);
-	int rc = mb_target_write(u, 0, head, (size_t)n);
-	if (!rc)
-		rc = mb_target_write(u, 0, iu->msg, iu->msglen);
-	if (!rc)
-		rc = mb_target_write(u, 0, "\r\n", 2);
-	return rc;
+		return mb__imap_cmd(u, OP_SELECT, "SELECT %s (QRESYNC (%u %llu))", name,
+				    iu->rep[f].uidvalidity, (unsigned long long)iu->rep[f].modseq);
+	return mb__imap_cmd(u, OP_SELECT, "SELECT %s%s", name, iu->qresync ? " (CONDSTORE)" : "");
 }
 
 /* ---- SMTP (connection 1) ---- */
 
-static int smtp_line(struct mb_tuser *u, int op, const char *line)
-{
-	mb_target_request(u, 1, op, 1);
-	return mb_target_write(u, 1, line, strlen(line));
-}
-
-static int smtp_envelope(struct mb_tuser *u)
-{
-	struct imap_user *iu = u->priv;
-	const struct mb_topo_user *me = mb_target_account(u);
-	size_t cap = 64 + (size_t)(iu->nrcpt + 2) * 160, o = 0;
-	char *b = malloc(cap);
-	if (!b)
-		return MB_ENOMEM;
-	o += (size_t)snprintf(b + o, cap - o, "MAIL FROM:<%s@mailbench.test>\r\n", me->name);
-	for (int i = 0; i < iu->nrcpt; i++)
-		o += (size_t)snprintf(b + o, cap - o, "RCPT TO:<%s>\r\n", iu->rcpt[i]);
-	o += (size_t)snprintf(b + o, cap - o, "DATA\r\n");
-	iu->c1 = S_ENVELOPE;
-	iu->rcpt_replies = 0;
-	mb_target_request(u, 1, OP_S_MAIL, 2 + iu->nrcpt);
-	int rc = mb_target_write(u, 1, b, o);
-	free(b);
-	return rc;
-}
-
-static int smtp_body(struct mb_tuser *u)
-{
-	struct imap_user *iu = u->priv;
-	/* dot-stuff: our messages have CRLF lines; a line starting with '.' doubles it */
-	char *b = malloc(iu->msglen * 2 + 8);
-	size_t o = 0;
-	int bol = 1;
-	if (!b)
-		return MB_ENOMEM;
-	for (size_t i = 0; i < iu->msglen; i++) {
-		if (bol && iu->msg[i] == '.')
-			b[o++] = '.';
-		b[o++] = iu->msg[i];
-		bol = iu->msg[i] == '\n';
-	}
-	memcpy(b + o, ".\r\n", 3);
-	o += 3;
-	iu->c1 = S_BODY;
-	mb_target_request(u, 1, OP_S_DATA, 1);
-	int rc = mb_target_write(u, 1, b, o);
-	free(b);
-	return rc;
-}
-
-static void smtp_fail(struct mb_tuser *u, int rc)
-{
-	struct imap_user *iu = u->priv;
-	iu->c1 = S_DOWN;
-	mb_target_close(u, 1);
-	if (iu->stepping && iu->s.kind == MB_STEP_SEND && iu->phase == 0)
-		finish(u, rc);
-}
-
-static int smtp_reply(struct mb_tuser *u, const struct mb_smtp_reply *r)
-{
-	struct imap_user *iu = u->priv;
-	const struct mb_topo_user *me = mb_target_account(u);
-	switch (iu->c1) {
-	case S_GREETING:
-		mb_target_reply(u, 1);
-		if (r->code != 220)
-			return MB_EPROTO;
-		iu->c1 = S_EHLO;
-		return smtp_line(u, OP_S_EHLO, "EHLO mailbench.load\r\n");
-	case S_EHLO: {
-		mb_target_reply(u, 1);
-		if (r->code != 250)
-			return MB_EPROTO;
-		if (mb_target_tls_mode(u, 1) == MB_TLS_STARTTLS && !iu->secured1) {
-			if (!mb_smtp_ehlo_has(r, "STARTTLS"))
-				return MB_ETLS; /* the server does not offer it */
-			iu->c1 = S_STARTTLS;
-			return smtp_line(u, OP_S_STARTTLS, "STARTTLS\r\n");
-		}
-		char raw[300], cmdl[500];
-		int n = snprintf(raw, sizeof(raw), "%c%s%c%s", 0, me->name, 0, me->password);
-		memcpy(cmdl, "AUTH PLAIN ", 11);
-		EVP_EncodeBlock((unsigned char *)cmdl + 11, (const unsigned char *)raw, n);
-		strcat(cmdl, "\r\n");
-		iu->c1 = S_AUTH;
-		return smtp_line(u, OP_S_AUTH, cmdl);
-	}
-	case S_STARTTLS:
-		mb_target_reply(u, 1);
-		if (r->code != 220)
-			return MB_ETLS;
-		iu->c1 = S_TLS; /* the engine handshakes; imap_secured goes on */
-		return mb_target_starttls(u, 1);
-	case S_AUTH:
-		mb_target_reply(u, 1);
-		if (r->code != 235)
-			return MB_EAUTH;
-		iu->c1 = S_READY;
-		if (iu->stepping && iu->s.kind == MB_STEP_SEND && iu->phase == 0)
-			return smtp_envelope(u);
-		return 0;
-	case S_ENVELOPE:
-		/* MAIL, RCPT x n, DATA replies in order */
-		iu->rcpt_replies++;
-		if (iu->rcpt_replies == 1)
-			return r->code == 250 ? 0 : MB_EPROTO;
-		if (iu->rcpt_replies <= 1 + iu->nrcpt) {
-			/* a refused recipient: the others go on, and only the
-			 * accepted ones are acknowledged */
-			iu->rcpt_ok[iu->rcpt_replies - 2] = r->code == 250 || r->code == 251;
-			return 0;
-		}
-		mb_target_reply(u, 1); /* the envelope's round trip ends at DATA's reply */
-		if (r->code != 354)
-			return MB_EPROTO;
-		return smtp_body(u);
-	case S_BODY:
-		mb_target_reply(u, 1);
-		if (r->code != 250)
-			return MB_EPROTO;
-		iu->c1 = S_READY;
-		/* acknowledged: every accepted recipient's mailbox gets this id */
-		u->st->n.msgs_sent++;
-		for (int i = 0; i < iu->nrcpt_mb; i++)
-			if (iu->rcpt_ok[iu->rcpt_of[i]]) {
-				mb_target_ack(u, '+', iu->rcpt_mb[i], &iu->mid, 1);
-				u->st->n.deliveries++;
-			}
-		/* then the copy in Sent Items */
-		iu->phase = 1;
-		if (iu->c0 == C_READY || iu->c0 == C_CMD) {
-			iu->c0 = C_CMD;
-			return append(u, MB_FOLDER_SENT, "\\Seen");
-		}
-		return 0;
-	default:
-		return MB_EPROTO;
-	}
-}
-
 /* ---- the steps' scripts ---- */
-
-/* Start (phase 0) or continue a step after the tagged reply of its last
- * command (ok: the reply was OK).  Returns 0, or < 0 to fail the step. */
-static int step_next(struct mb_tuser *u, int ok, const struct mb_imap_resp *r)
-{
-	struct imap_user *iu = u->priv;
-	const struct mb_step *s = &iu->s;
-	char set[4096], name[64];
-	(void)r;
-	switch (s->kind) {
-	case MB_STEP_LIST_FOLDER:
-	case MB_STEP_CALENDAR_RANGE:
-	case MB_STEP_LIST_CONTACTS: {
-		int f = s->kind == MB_STEP_CALENDAR_RANGE  ? MB_FOLDER_CALENDAR
-			: s->kind == MB_STEP_LIST_CONTACTS ? MB_FOLDER_CONTACTS
-							   : s->folder;
-		if (iu->phase == 0) {
-			iu->n = 0;
-			iu->phase = 1;
-			if (iu->selected != f)
-				return select_folder(u, f);
-			ok = 1;
-		}
-		if (iu->phase == 1) {
-			if (!ok)
-				return MB_ENOTFOUND;
-			iu->selected = f;
-			iu->count = iu->exists;
-			iu->phase = 2;
-			if (!iu->exists) {
-				if (s->flags & MB_STEP_F_DELETED_COUNT)
-					goto deleted_count;
-				return 1;
-			}
-			uint32_t rows = s->max_rows ? s->max_rows : 20;
-			if (rows > ROWS_MAX)
-				rows = ROWS_MAX;
-			uint32_t first = iu->exists > rows ? iu->exists - rows + 1 : 1;
-			if (s->kind == MB_STEP_LIST_CONTACTS && s->start_row)
-				first =
-				    s->start_row + 1 <= iu->exists ? s->start_row + 1 : iu->exists;
-			return cmd(u, OP_FETCH, "FETCH %u:* (UID FLAGS ENVELOPE)", first);
-		}
-		if (iu->phase == 2) {
-			if (!ok)
-				return MB_EPROTO;
-			if (s->flags & MB_STEP_F_DELETED_COUNT) {
-			deleted_count:
-				iu->phase = 3;
-				return cmd(u, OP_STATUS, "STATUS \"Deleted Items\" (MESSAGES)");
-			}
-			return 1;
-		}
-		return 1;
-	}
-	case MB_STEP_READ:
-	case MB_STEP_OPEN_ATTACHMENT: {
-		int f = (int)(s->item >> 32);
-		if (iu->phase == 0) {
-			iu->phase = 1;
-			if (iu->selected != f)
-				return select_folder(u, f);
-			ok = 1;
-		}
-		if (iu->phase == 1) {
-			if (!ok)
-				return MB_ENOTFOUND;
-			iu->selected = f;
-			iu->phase = 2;
-			/* BODY[] sets \Seen on the server: the read and the mark in one */
-			return cmd(u, OP_FETCH, "UID FETCH %u (%s)", (uint32_t)s->item,
-				   (s->flags & MB_STEP_F_MARK_READ) ? "BODY[]" : "BODY.PEEK[]");
-		}
-		return ok ? 1 : MB_ENOTFOUND;
-	}
-	case MB_STEP_MARK_READ:
-		if (iu->phase == 0) {
-			iu->phase = 1;
-			uidset(iu->ids, iu->nids, set, sizeof(set));
-			if (!iu->nids) {
-				iu->ids[0] = s->item;
-				iu->nids = 1;
-				uidset(iu->ids, 1, set, sizeof(set));
-			}
-			return cmd(u, OP_STORE, "UID STORE %s +FLAGS.SILENT (\\Seen)", set);
-		}
-		return ok ? 1 : MB_EPROTO;
-	case MB_STEP_MOVE:
-		/* ids -> Deleted Items, more -> dst; the folder of the ids selected */
-		if (iu->phase == 0) {
-			iu->phase = 1;
-			if (iu->selected != s->folder)
-				return select_folder(u, s->folder);
-			ok = 1;
-		}
-		if (iu->phase == 1) {
-			if (!ok)
-				return MB_ENOTFOUND;
-			iu->selected = s->folder;
-			iu->phase = 2;
-			if (iu->nids) {
-				uidset(iu->ids, iu->nids, set, sizeof(set));
-				return cmd(u, OP_MOVE, "UID MOVE %s \"Deleted Items\"", set);
-			}
-			ok = 1;
-		}
-		if (iu->phase == 2) {
-			if (!ok)
-				return MB_EPROTO;
-			iu->phase = 3;
-			if (iu->nmore) {
-				uidset(iu->more, iu->nmore, set, sizeof(set));
-				folder_name(s->dst, name, sizeof(name));
-				return cmd(u, OP_MOVE, "UID MOVE %s %s", set, name);
-			}
-			return 1;
-		}
-		return ok ? 1 : MB_EPROTO;
-	case MB_STEP_DELETE:
-		if (iu->phase == 0) {
-			iu->phase = 1;
-			if (iu->selected != s->folder)
-				return select_folder(u, s->folder);
-			ok = 1;
-		}
-		if (iu->phase == 1) {
-			if (!ok)
-				return MB_ENOTFOUND;
-			iu->selected = s->folder;
-			if (!iu->nids)
-				return 1;
-			for (int i = 0; i < iu->nids; i++) {
-				uint64_t mid = map_get(iu, iu->ids[i]);
-				if (mid)
-					mb_target_ack(u, '~', u->idx + 1, &mid, 1);
-			}
-			iu->phase = 2;
-			uidset(iu->ids, iu->nids, set, sizeof(set));
-			return cmd(u, OP_STORE, "UID STORE %s +FLAGS.SILENT (\\Deleted)", set);
-		}
-		if (iu->phase == 2) {
-			if (!ok)
-				return MB_EPROTO;
-			iu->phase = 3;
-			uidset(iu->ids, iu->nids, set, sizeof(set));
-			if (iu->has_uidplus)
-				return cmd(u, OP_EXPUNGE, "UID EXPUNGE %s", set);
-			return cmd(u, OP_EXPUNGE, "EXPUNGE");
-		}
-		if (!ok)
-			return MB_EPROTO;
-		for (int i = 0; i < iu->nids; i++) {
-			uint64_t mid = map_get(iu, iu->ids[i]);
-			if (mid)
-				mb_target_ack(u, '-', u->idx + 1, &mid, 1);
-		}
-		return 1;
-	case MB_STEP_SEND:
-		if (iu->phase == 0) {
-			/* the message and its recipients were built in step() */
-			if (!iu->nrcpt || !iu->msg)
-				return MB_EINVAL;
-			if (iu->c1 == S_READY)
-				return smtp_envelope(u);
-			if (iu->c1 == S_DOWN) {
-				iu->c1 = S_CONNECTING;
-				return mb_target_connect(u, 1);
-			}
-			return 0; /* connecting: continues at AUTH's reply */
-		}
-		/* phase 1: APPEND to Sent Items answered */
-		return ok ? 1 : MB_EPROTO;
-	case MB_STEP_CREATE_APPOINTMENT:
-	case MB_STEP_CREATE_CONTACT:
-		if (iu->phase == 0) {
-			int appt = s->kind == MB_STEP_CREATE_APPOINTMENT;
-			int rc = build_msg(u, appt ? MB_MAILMSG_APPOINTMENT : MB_MAILMSG_CONTACT);
-			if (rc)
-				return rc;
-			iu->phase = 1;
-			return append(u, appt ? MB_FOLDER_CALENDAR : MB_FOLDER_CONTACTS, "\\Seen");
-		}
-		return ok ? 1 : MB_EPROTO;
-	case MB_STEP_KEEPALIVE:
-		if (iu->phase == 0) {
-			iu->phase = 1;
-			return cmd(u, OP_NOOP, "NOOP");
-		}
-		return 1;
-	case MB_STEP_CLOSE_VIEW:
-		return 1;
-	case MB_STEP_LOGOFF:
-		if (iu->phase == 0) {
-			iu->phase = 1;
-			return cmd(u, OP_LOGOUT, "LOGOUT");
-		}
-		mb_target_logged_off(u);
-		iu->c0 = C_DOWN; /* the server closes; no step until the next logon */
-		return 1;
-	case MB_STEP_SYNC: {
-		/* every folder in turn: SELECT (QRESYNC), then the bodies of new UIDs */
-		int nf = nfolders(iu);
-		if (iu->phase == 0) {
-			iu->sync_folder = 0;
-			iu->phase = 1;
-			return select_folder(u, 0);
-		}
-		if (!ok)
-			return MB_EPROTO;
-		struct folder_rep *fr = &iu->rep[iu->sync_folder];
-		if (iu->phase == 1) {
-			iu->selected = iu->sync_folder;
-			if (fr->uidvalidity != iu->sel_uidvalidity) {
-				fr->n = 0;
-				fr->maxuid = 0;
-			}
-			fr->uidvalidity = iu->sel_uidvalidity;
-			iu->phase = 2;
-			return cmd(u, OP_FETCH, "UID FETCH %u:* (UID FLAGS ENVELOPE BODY.PEEK[])",
-				   fr->maxuid + 1);
-		}
-		/* phase 2 done: the folder is in sync */
-		fr->modseq = iu->sel_modseq;
-		fr->synced = 1;
-		fr->dirty = 0;
-		if (++iu->sync_folder < nf) {
-			iu->phase = 1;
-			return select_folder(u, iu->sync_folder);
-		}
-		iu->synced_once = 1;
-		u->st->n.syncs++;
-		return 1;
-	}
-	case MB_STEP_FREEBUSY:
-	default:
-		return MB_EUNSUPPORTED;
-	}
-}
-
-/* Cached mode: listings and reads served by the replica. */
-static int local_step(struct mb_tuser *u)
-{
-	struct imap_user *iu = u->priv;
-	const struct mb_step *s = &iu->s;
-	if (s->kind != MB_STEP_LIST_FOLDER && s->kind != MB_STEP_CALENDAR_RANGE &&
-	    s->kind != MB_STEP_LIST_CONTACTS && s->kind != MB_STEP_READ)
-		return 0; /* changes go to the server */
-	int f = s->kind == MB_STEP_CALENDAR_RANGE  ? MB_FOLDER_CALENDAR
-		: s->kind == MB_STEP_LIST_CONTACTS ? MB_FOLDER_CONTACTS
-		: s->kind == MB_STEP_READ	   ? (int)(s->item >> 32)
-						   : s->folder;
-	if (!iu->rep || f < 0 || f >= iu->nrep || !iu->rep[f].synced)
-		return 0;
-	struct folder_rep *fr = &iu->rep[f];
-	if (s->kind == MB_STEP_READ) {
-		if (s->flags & MB_STEP_F_MARK_READ)
-			return 0; /* a change: uploaded */
-		return 1;
-	}
-	int rows = (int)(s->max_rows ? s->max_rows : 20);
-	if (rows > fr->n)
-		rows = fr->n;
-	iu->n = 0;
-	for (int i = fr->n - rows; i < fr->n; i++) {
-		iu->rids[iu->n] = ((uint64_t)f << 32) | fr->uid[i];
-		iu->rflags[iu->n] = fr->seen[i] ? MB_ITEM_READ : 0;
-		iu->rwho[iu->n] = fr->who[i];
-		iu->n++;
-	}
-	iu->count = (uint32_t)fr->n;
-	iu->count2 = iu->nrep > MB_FOLDER_DELETED ? (uint32_t)iu->rep[MB_FOLDER_DELETED].n : 0;
-	return 1;
-}
-
-static int step_run(struct mb_tuser *u)
-{
-	struct imap_user *iu = u->priv;
-	iu->phase = 0;
-	iu->c0 = C_CMD;
-	if (u->env->cached && iu->synced_once && local_step(u) == 1) {
-		if (iu->c0 != C_DOWN)
-			iu->c0 = C_READY;
-		finish(u, 0);
-		return 0;
-	}
-	int rc = step_next(u, 1, NULL);
-	if (rc == 1) {
-		if (iu->c0 != C_DOWN)
-			iu->c0 = C_READY;
-		finish(u, 0);
-		return 0;
-	}
-	return rc;
-}
 
 /* ---- ops ---- */
 
@@ -895,7 +230,8 @@ static int imap_shard_init(const struct mb_target_env *env, void **out)
 	uint64_t *salt = malloc(sizeof(*salt));
 	if (!salt)
 		return MB_ENOMEM;
-	*salt = mix64(mb_now_ns() ^ ((uint64_t)getpid() << 32) ^ (uint64_t)(uintptr_t)salt);
+	*salt =
+	    mb__imap_mix64(mb_now_ns() ^ ((uint64_t)getpid() << 32) ^ (uint64_t)(uintptr_t)salt);
 	*out = salt;
 	return 0;
 }
@@ -940,7 +276,7 @@ static void imap_connected(struct mb_tuser *u, int conn, int status)
 		return;
 	}
 	if (status) {
-		smtp_fail(u, status);
+		mb__imap_smtp_fail(u, status);
 		return;
 	}
 	mb_smtp_parser_reset(iu->sp);
@@ -950,29 +286,29 @@ static void imap_connected(struct mb_tuser *u, int conn, int status)
 }
 
 /* STARTTLS's handshake ended: the session starts over on TLS. */
-static void imap_secured(struct mb_tuser *u, int conn, int status)
+void mb__imap_secured(struct mb_tuser *u, int conn, int status)
 {
 	struct imap_user *iu = u->priv;
 	if (conn == 0) {
 		if (status) {
-			finish(u, status); /* the logon fails; the engine closes */
+			mb__imap_finish(u, status); /* the logon fails; the engine closes */
 			return;
 		}
 		iu->secured0 = 1;
 		iu->c0 = C_CAPA; /* capabilities may differ over TLS */
-		if (cmd(u, OP_CAPABILITY, "CAPABILITY") < 0)
-			finish(u, MB_ECLOSED);
+		if (mb__imap_cmd(u, OP_CAPABILITY, "CAPABILITY") < 0)
+			mb__imap_finish(u, MB_ECLOSED);
 		return;
 	}
 	if (status) {
-		smtp_fail(u, status);
+		mb__imap_smtp_fail(u, status);
 		return;
 	}
 	iu->secured1 = 1;
 	iu->c1 = S_EHLO;
-	int rc = smtp_line(u, OP_S_EHLO, "EHLO mailbench.load\r\n");
+	int rc = mb__imap_smtp_line(u, OP_S_EHLO, "EHLO mailbench.load\r\n");
 	if (rc < 0)
-		smtp_fail(u, rc);
+		mb__imap_smtp_fail(u, rc);
 }
 
 static void imap_disconnected(struct mb_tuser *u, int conn)
@@ -990,7 +326,7 @@ static void imap_disconnected(struct mb_tuser *u, int conn)
 		mb_smtp_parser_reset(iu->sp);
 		if (was != S_READY && was != S_DOWN && iu->stepping && iu->s.kind == MB_STEP_SEND &&
 		    iu->phase == 0)
-			finish(u, MB_ECLOSED);
+			mb__imap_finish(u, MB_ECLOSED);
 	}
 }
 
@@ -1163,12 +499,12 @@ static int imap_on_message(struct mb_tuser *u, int conn, const uint8_t *msg, siz
 	if (conn == 1) {
 		int rc = mb_smtp_parser_feed(iu->sp, (const char *)msg, len, &used);
 		if (rc != 1) {
-			smtp_fail(u, MB_EPROTO);
+			mb__imap_smtp_fail(u, MB_EPROTO);
 			return 0;
 		}
-		rc = smtp_reply(u, mb_smtp_parser_reply(iu->sp));
+		rc = mb__imap_smtp_reply(u, mb_smtp_parser_reply(iu->sp));
 		if (rc < 0)
-			smtp_fail(u, rc);
+			mb__imap_smtp_fail(u, rc);
 		return 0;
 	}
 	iu->scan0 = 0;
@@ -1186,7 +522,7 @@ static int imap_on_message(struct mb_tuser *u, int conn, const uint8_t *msg, siz
 			iu->c0 = C_CAPA;
 			if (r->code && !strcmp(r->code, "CAPABILITY"))
 				goto caps;
-			return cmd(u, OP_CAPABILITY, "CAPABILITY");
+			return mb__imap_cmd(u, OP_CAPABILITY, "CAPABILITY");
 		}
 		if (!strcmp(r->name, "CAPABILITY")) {
 			iu->has_idle = mb_imap_has_cap(r->args, "IDLE");
@@ -1224,11 +560,11 @@ static int imap_on_message(struct mb_tuser *u, int conn, const uint8_t *msg, siz
 		}
 		if (mb_target_tls_mode(u, 0) == MB_TLS_STARTTLS && !iu->secured0) {
 			if (!iu->has_starttls) {
-				finish(u, MB_ETLS); /* the server does not offer it */
+				mb__imap_finish(u, MB_ETLS); /* the server does not offer it */
 				return 0;
 			}
 			iu->c0 = C_STARTTLS;
-			return cmd(u, OP_STARTTLS, "STARTTLS");
+			return mb__imap_cmd(u, OP_STARTTLS, "STARTTLS");
 		}
 		{
 			const struct mb_topo_user *me = mb_target_account(u);
@@ -1237,18 +573,18 @@ static int imap_on_message(struct mb_tuser *u, int conn, const uint8_t *msg, siz
 			    snprintf(raw, sizeof(raw), "%c%s%c%s", 0, me->name, 0, me->password);
 			EVP_EncodeBlock((unsigned char *)enc, (const unsigned char *)raw, n);
 			iu->c0 = C_AUTH;
-			return cmd(u, OP_AUTHENTICATE, "AUTHENTICATE PLAIN %s", enc);
+			return mb__imap_cmd(u, OP_AUTHENTICATE, "AUTHENTICATE PLAIN %s", enc);
 		}
 	case C_STARTTLS:
 		if (!ok) {
-			finish(u, MB_ETLS);
+			mb__imap_finish(u, MB_ETLS);
 			return 0;
 		}
-		iu->c0 = C_TLS; /* the engine handshakes; imap_secured goes on */
+		iu->c0 = C_TLS; /* the engine handshakes; mb__imap_secured goes on */
 		return mb_target_starttls(u, 0);
 	case C_AUTH:
 		if (!ok) {
-			finish(u, MB_EAUTH);
+			mb__imap_finish(u, MB_EAUTH);
 			return 0;
 		}
 		if (r->code && !strcmp(r->code, "CAPABILITY")) {
@@ -1261,12 +597,12 @@ static int imap_on_message(struct mb_tuser *u, int conn, const uint8_t *msg, siz
 			    mb_imap_has_cap(c, "QRESYNC") && mb_imap_has_cap(c, "CONDSTORE");
 		}
 		if (!iu->has_move || !iu->has_literalplus) {
-			finish(u, MB_EUNSUPPORTED); /* MOVE and LITERAL+ are required */
+			mb__imap_finish(u, MB_EUNSUPPORTED); /* MOVE and LITERAL+ are required */
 			return 0;
 		}
 		if (iu->qresync && u->env->cached) {
 			iu->c0 = C_ENABLE;
-			return cmd(u, OP_ENABLE, "ENABLE QRESYNC");
+			return mb__imap_cmd(u, OP_ENABLE, "ENABLE QRESYNC");
 		}
 		iu->qresync = 0;
 		/* fall through */
@@ -1275,13 +611,13 @@ static int imap_on_message(struct mb_tuser *u, int conn, const uint8_t *msg, siz
 			iu->qresync = 0;
 		iu->c0 = C_LIST;
 		iu->nuser_folders = 0;
-		return cmd(u, OP_LIST, "LIST \"\" \"*\"");
+		return mb__imap_cmd(u, OP_LIST, "LIST \"\" \"*\"");
 	case C_LIST:
 		if (!ok)
 			return MB_EPROTO;
 		iu->count = (uint32_t)iu->nuser_folders;
 		if (u->env->cached && !iu->rep) {
-			iu->nrep = nfolders(iu);
+			iu->nrep = mb__imap_nfolders(iu);
 			iu->rep = calloc((size_t)iu->nrep, sizeof(*iu->rep));
 			if (!iu->rep)
 				return MB_ENOMEM;
@@ -1292,27 +628,27 @@ static int imap_on_message(struct mb_tuser *u, int conn, const uint8_t *msg, siz
 		if (iu->c0 != C_DOWN)
 			iu->c0 = C_READY;
 		iu->n = 0;
-		finish(u, 0); /* LOGON done: count = user folders */
+		mb__imap_finish(u, 0); /* LOGON done: count = user folders */
 		return 0;
 	case C_UNIDLE:
 		/* IDLE ended: now the step waiting for it */
 		if (iu->c0 != C_DOWN)
 			iu->c0 = C_READY;
-		rc = step_run(u);
+		rc = mb__imap_step_run(u);
 		if (rc < 0 && iu->stepping)
-			finish(u, rc);
+			mb__imap_finish(u, rc);
 		return 0;
 	case C_CMD: {
-		rc = step_next(u, ok, r);
+		rc = mb__imap_step_next(u, ok, r);
 		if (rc == 1) {
 			if (iu->c0 != C_DOWN)
 				iu->c0 = C_READY;
-			finish(u, 0);
+			mb__imap_finish(u, 0);
 			maybe_idle(u);
 		} else if (rc < 0) {
 			if (iu->c0 != C_DOWN)
 				iu->c0 = C_READY;
-			finish(u, rc);
+			mb__imap_finish(u, rc);
 		}
 		return 0;
 	}
@@ -1358,7 +694,7 @@ static int imap_step(struct mb_tuser *u, const struct mb_step *s, struct mb_step
 	}
 	if (s->kind == MB_STEP_SEND) {
 		/* recipients are needed after step() returns: build now */
-		int rc = build_msg(u, MB_MAILMSG_MAIL);
+		int rc = mb__imap_build_msg(u, MB_MAILMSG_MAIL);
 		if (rc) {
 			iu->stepping = 0;
 			return rc;
@@ -1387,7 +723,7 @@ static int imap_step(struct mb_tuser *u, const struct mb_step *s, struct mb_step
 	}
 	iu->phase = 0;
 	iu->c0 = C_CMD;
-	if (u->env->cached && iu->synced_once && local_step(u) == 1) {
+	if (u->env->cached && iu->synced_once && mb__imap_local_step(u) == 1) {
 		if (iu->c0 != C_DOWN)
 			iu->c0 = C_READY;
 		iu->stepping = 0;
@@ -1400,7 +736,7 @@ static int imap_step(struct mb_tuser *u, const struct mb_step *s, struct mb_step
 		res->local = true;
 		return 0;
 	}
-	int rc = step_next(u, 1, NULL);
+	int rc = mb__imap_step_next(u, 1, NULL);
 	if (rc == 1) {
 		if (iu->c0 != C_DOWN)
 			iu->c0 = C_READY;
@@ -1467,7 +803,7 @@ const struct mb_target_ops mb_target_imap = {
     .user_init = imap_user_init,
     .user_fini = imap_user_fini,
     .connected = imap_connected,
-    .secured = imap_secured,
+    .secured = mb__imap_secured,
     .disconnected = imap_disconnected,
     .frame = imap_frame,
     .on_message = imap_on_message,
