@@ -2,7 +2,8 @@
 # blocking client) and its unit tests.
 noinst_LIBRARIES += src/proto/libmbproto.a
 src_proto_libmbproto_a_SOURCES = \
-	src/proto/proto.h src/proto/proto.c \
+	src/proto/proto.h src/proto/proto.c src/proto/proto_int.h \
+	src/proto/proto_req.c src/proto/proto_reply.c \
 	src/proto/buf.c src/proto/auth.c \
 	src/proto/client.h src/proto/client.c
 

@@ -57,7 +57,8 @@ for h in fuzz_frame fuzz_imap; do
 	[ -z "$only" ] || [ "$only" = "$h" ] || continue
 	case $h in
 	fuzz_frame)
-		set -- "$here/fuzz_frame.c" "$src/src/proto/proto.c" "$src/src/proto/buf.c" \
+		set -- "$here/fuzz_frame.c" "$src/src/proto/proto.c" "$src/src/proto/proto_req.c" \
+			"$src/src/proto/proto_reply.c" "$src/src/proto/buf.c" \
 			"$src/src/core/error.c" -llz4
 		corpus=corpus ;;
 	fuzz_imap)
