@@ -21,7 +21,8 @@ src_report_libmbreport_a_SOURCES = \
 	src/report/runopts.c src/report/runopts.h \
 	src/report/timeline.c src/report/timeline.h \
 	src/report/runcmp.c src/report/runcmp.h \
-	src/report/html.c src/report/html.h \
+	src/report/html.c src/report/html.h src/report/html_int.h \
+	src/report/htmlout.c src/report/htmlsec.c \
 	src/report/capacity.c src/report/capacity.h \
 	src/report/cmd_report.c \
 	src/report/cmd_capacity.c \
