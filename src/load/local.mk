@@ -13,7 +13,7 @@ src_load_libmbload_a_SOURCES = \
 	src/load/drivers/mbstore_req.c src/load/drivers/mbstore_session.c \
 	src/load/drivers/mbstore_view.c src/load/drivers/mbstore_write.c src/load/drivers/null.c \
 	src/load/drivers/reqbuild.c src/load/drivers/reqbuild.h \
-	src/load/user.c src/load/cmd_load.c \
+	src/load/user.c src/load/usersvc.c src/load/cmd_load.c \
 	src/load/dist.c src/load/dist.h \
 	src/load/distload.c src/load/distload.h
 MB_UNIT_TESTS += tests/unit/test_sched
@@ -44,7 +44,7 @@ MB_UNIT_TESTS += tests/unit/test_crlf
 
 # The IMAP + SMTP target (a driver of the target interface).
 src_load_libmbload_a_SOURCES += src/load/drivers/imap.c src/load/drivers/imap_int.h \
-	src/load/drivers/imap_script.c src/load/drivers/imap_smtp.c
+	src/load/drivers/imap_script.c src/load/drivers/imap_smtp.c src/load/drivers/imap_cmd.c
 
 # The distributed load engine's pure parts (slices, flat window layout).
 MB_UNIT_TESTS += tests/unit/test_dist

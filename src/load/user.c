@@ -47,11 +47,6 @@
 #define KEEPALIVE_NS                                                                               \
 	(300ull * 1000000000ull) /* wall: the store closes idle connections at 30 min */
 
-static struct mb_user *U(struct mb_tuser *t)
-{
-	return (struct mb_user *)t; /* t is the user's first member */
-}
-
 static const struct mb_engine_shared *ES(const struct mb_user *u) { return u->sh->es; }
 
 static const struct mb_target_ops *OPS(const struct mb_user *u) { return u->sh->es->ops; }
@@ -60,13 +55,6 @@ static bool no_io(const struct mb_user *u) { return (OPS(u)->flags & MB_TARGET_F
 
 /* Cached mode with a driver that syncs: periodic sync instead of keepalive. */
 static bool syncs(const struct mb_user *u) { return ES(u)->env.cached && OPS(u)->sync_due; }
-
-static struct mb_conn *conn_of(struct mb_user *u, int i)
-{
-	if (i == 0)
-		return &u->c0;
-	return u->xc && i > 0 && i < OPS(u)->conns ? &u->xc[i - 1] : NULL;
-}
 
 static void close_conn(struct mb_user *u);
 static void try_run(struct mb_user *u);
@@ -203,7 +191,7 @@ static void close_conn(struct mb_user *u)
 		finish_task(u, MB_ECLOSED);
 	stop_conn_timer(u);
 	for (int i = 1; i < OPS(u)->conns; i++)
-		conn_close(conn_of(u, i));
+		conn_close(mb_user_conn(u, i));
 	if (no_io(u))
 		session_closed(u);
 	else
@@ -857,7 +845,7 @@ void mb_user_stop(struct mb_user *u)
 		u->task = MB_TASK_NONE;
 	}
 	for (int i = 1; i < OPS(u)->conns; i++)
-		conn_close(conn_of(u, i));
+		conn_close(mb_user_conn(u, i));
 	if (u->c0.open && !u->c0.closing) {
 		u->state = MB_U_CLOSING;
 		conn_close(&u->c0);
@@ -890,12 +878,12 @@ static void write_cb(uv_write_t *req, int status)
 
 int mb_target_write(struct mb_tuser *t, int conn, const void *data, size_t len)
 {
-	struct mb_user *u = U(t);
+	struct mb_user *u = mb_user_of(t);
 	if (no_io(u)) {
 		u->sh->st->n.bytes_sent += len;
 		return 0;
 	}
-	struct mb_conn *c = conn_of(u, conn);
+	struct mb_conn *c = mb_user_conn(u, conn);
 	if (!c || !c->open || c->closing)
 		return MB_ECLOSED;
 	if (!c->tls)
@@ -934,8 +922,8 @@ static int raw_write(struct mb_conn *c, const void *data, size_t len)
 
 int mb_target_connect(struct mb_tuser *t, int conn)
 {
-	struct mb_user *u = U(t);
-	struct mb_conn *c = conn_of(u, conn);
+	struct mb_user *u = mb_user_of(t);
+	struct mb_conn *c = mb_user_conn(u, conn);
 	if (conn == 0 || !c || no_io(u))
 		return MB_EINVAL;
 	if (c->open)
@@ -951,8 +939,8 @@ int mb_target_tls_mode(const struct mb_tuser *t, int conn)
 
 int mb_target_starttls(struct mb_tuser *t, int conn)
 {
-	struct mb_user *u = U(t);
-	struct mb_conn *c = conn_of(u, conn);
+	struct mb_user *u = mb_user_of(t);
+	struct mb_conn *c = mb_user_conn(u, conn);
 	if (!c || no_io(u) || !conn_alive(u, c))
 		return MB_ECLOSED;
 	if (c->tls)
@@ -966,47 +954,12 @@ int mb_target_starttls(struct mb_tuser *t, int conn)
 void mb_target_close(struct mb_tuser *t, int conn)
 {
 	if (conn > 0)
-		conn_close(conn_of(U(t), conn));
-}
-
-void mb_target_request(struct mb_tuser *t, int conn, int op, int nops)
-{
-	struct mb_user *u = U(t);
-	struct mb_conn *c = conn_of(u, conn);
-	u->sh->st->n.rpcs++;
-	u->sh->st->n.ops += (uint64_t)nops;
-	if (u->task < MB_LOAD_TASKS)
-		u->sh->st->task_rpcs[u->task]++;
-	u->last_rpc_ns = mb_now_ns();
-	if (c) {
-		c->rpc_start_ns = u->last_rpc_ns;
-		c->op = (uint8_t)(op >= 0 && op < MB_TARGET_OPS_MAX ? op : 0);
-	}
-}
-
-void mb_target_count_op(struct mb_tuser *t, int op)
-{
-	if (op >= 0 && op < MB_TARGET_OPS_MAX)
-		U(t)->sh->st->op_count[op]++;
-	if (U(t)->task < MB_LOAD_TASKS)
-		U(t)->sh->st->task_ops[U(t)->task]++;
-}
-
-void mb_target_reply(struct mb_tuser *t, int conn)
-{
-	struct mb_user *u = U(t);
-	struct mb_conn *c = conn_of(u, conn);
-	if (!c || !c->rpc_start_ns)
-		return;
-	uint64_t rtt = mb_now_ns() - c->rpc_start_ns;
-	mb_hist_record(u->sh->st->rpc, rtt);
-	mb_hist_record(u->sh->st->rpc_by_op[c->op], rtt);
-	c->rpc_start_ns = 0;
+		conn_close(mb_user_conn(mb_user_of(t), conn));
 }
 
 void mb_target_step_done(struct mb_tuser *t, const struct mb_step_result *res)
 {
-	struct mb_user *u = U(t);
+	struct mb_user *u = mb_user_of(t);
 	if (u->task == MB_TASK_NONE || u->in_step || u->state == MB_U_CLOSING)
 		return;
 	if (res->status < 0) {
@@ -1020,138 +973,20 @@ void mb_target_step_done(struct mb_tuser *t, const struct mb_step_result *res)
 
 void mb_target_wake(struct mb_tuser *t)
 {
-	struct mb_user *u = U(t);
+	struct mb_user *u = mb_user_of(t);
 	if (u->state == MB_U_IDLE && !u->in_step)
 		try_run(u);
 }
 
 void mb_target_wake_at(struct mb_tuser *t, uint64_t ns)
 {
-	struct mb_user *u = U(t);
+	struct mb_user *u = mb_user_of(t);
 	if (!u->wake_ns || ns < u->wake_ns) {
 		u->wake_ns = ns ? ns : 1;
 		rearm(u);
 	}
 }
 
-void mb_target_lost(struct mb_tuser *t) { lost(U(t)); }
+void mb_target_lost(struct mb_tuser *t) { lost(mb_user_of(t)); }
 
-void mb_target_logged_off(struct mb_tuser *t) { U(t)->logged_off = true; }
-
-/* O_APPEND: each write lands whole; done before the next op */
-static void ack_write(int fd, const char *buf, size_t len)
-{
-	size_t off = 0;
-	while (off < len) {
-		ssize_t w = write(fd, buf + off, len - off);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			break;
-		off += (size_t)w;
-	}
-}
-
-/* One ack line into BUF (a zero id is never logged); flushes when nearly full. */
-static void ack_add(int fd, char *buf, size_t cap, size_t *len, char kind, uint32_t mailbox,
-		    uint64_t mid)
-{
-	if (!mid)
-		return;
-	*len += (size_t)snprintf(buf + *len, cap - *len, "%c %u %llu\n", kind, mailbox,
-				 (unsigned long long)mid);
-	if (*len > cap - 64) {
-		ack_write(fd, buf, *len);
-		*len = 0;
-	}
-}
-
-static void ack_count(struct mb_user *u, char kind, int n)
-{
-	if (kind == '+')
-		u->sh->st->n.acks_create += (uint64_t)n;
-	else if (kind == '-')
-		u->sh->st->n.acks_delete += (uint64_t)n;
-}
-
-void mb_target_ack(struct mb_tuser *t, char kind, uint32_t mailbox, const uint64_t *ids, int n)
-{
-	struct mb_user *u = U(t);
-	int fd = ES(u)->ack_fd;
-	if (n <= 0)
-		return;
-	ack_count(u, kind, n);
-	if (fd < 0)
-		return;
-	char buf[4096];
-	size_t len = 0;
-	for (int i = 0; i < n; i++)
-		ack_add(fd, buf, sizeof(buf), &len, kind, mailbox, ids[i]);
-	ack_write(fd, buf, len);
-}
-
-void mb_target_ack_many(struct mb_tuser *t, char kind, const uint32_t *mailboxes,
-			const uint64_t *ids, int n)
-{
-	struct mb_user *u = U(t);
-	int fd = ES(u)->ack_fd;
-	if (n <= 0)
-		return;
-	ack_count(u, kind, n);
-	if (fd < 0)
-		return;
-	char buf[4096];
-	size_t len = 0;
-	for (int i = 0; i < n; i++)
-		ack_add(fd, buf, sizeof(buf), &len, kind, mailboxes[i], ids[i]);
-	ack_write(fd, buf, len);
-}
-
-static uint32_t name_hash(const char *p, size_t len)
-{
-	uint32_t h = 2166136261u; /* FNV-1a */
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ (uint8_t)p[i]) * 16777619u;
-	return h;
-}
-
-int32_t mb_target_find_user(const struct mb_tuser *t, const char *name, size_t len)
-{
-	const struct mb_engine_shared *es = ((const struct mb_user *)t)->sh->es;
-	uint32_t k = name_hash(name, len) & (es->name_cap - 1);
-	for (;;) {
-		int32_t i = es->name_index[k];
-		if (i < 0)
-			return -1;
-		const char *s = mb_topology_user(es->topo, i)->name;
-		if (strlen(s) == len && memcmp(s, name, len) == 0)
-			return i < es->nusers ? i : -1;
-		k = (k + 1) & (es->name_cap - 1);
-	}
-}
-
-int mb_user_name_index(struct mb_engine_shared *es)
-{
-	int n = mb_topology_user_count(es->topo);
-	uint32_t cap = 16;
-	while (cap < (uint32_t)n * 2)
-		cap <<= 1;
-	es->name_index = malloc(cap * sizeof(int32_t));
-	if (!es->name_index)
-		return MB_ENOMEM;
-	memset(es->name_index, 0xff, cap * sizeof(int32_t));
-	es->name_cap = cap;
-	for (int i = 0; i < n; i++) {
-		const char *name = mb_topology_user(es->topo, i)->name;
-		uint32_t k = name_hash(name, strlen(name)) & (cap - 1);
-		while (es->name_index[k] >= 0)
-			k = (k + 1) & (cap - 1);
-		es->name_index[k] = i;
-	}
-	return 0;
-}
-
-const struct mb_topo_user *mb_target_account(const struct mb_tuser *t)
-{
-	return mb_topology_user(((const struct mb_user *)t)->sh->es->topo, (int)t->idx);
-}
+void mb_target_logged_off(struct mb_tuser *t) { mb_user_of(t)->logged_off = true; }

@@ -174,4 +174,15 @@ void mb_user_stop(struct mb_user *u);
 /* The shard's kept behaviour states (shard teardown). */
 void mb_user_pool_free(struct mb_shard *sh);
 
+/* The user behind a driver's handle (t is the user's first member). */
+static inline struct mb_user *mb_user_of(struct mb_tuser *t) { return (struct mb_user *)t; }
+
+/* Connection i of u (0: the first; the driver's others after it), or NULL. */
+static inline struct mb_conn *mb_user_conn(struct mb_user *u, int i)
+{
+	if (i == 0)
+		return &u->c0;
+	return u->xc && i > 0 && i < u->sh->es->ops->conns ? &u->xc[i - 1] : NULL;
+}
+
 #endif

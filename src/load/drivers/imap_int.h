@@ -1,6 +1,7 @@
 /* drivers/imap_int.h: what the imap target's files share (imap.c: the
  * connections, untagged responses and the ops table; imap_script.c: the
- * steps as IMAP command scripts; imap_smtp.c: the SMTP submission of SEND):
+ * steps as IMAP command scripts; imap_smtp.c: the SMTP submission of SEND;
+ * imap_cmd.c: commands, the uid map, the end of a step, under all three):
  * the per-user state, its connection states and the operation names.
  * Nothing outside src/load/drivers/imap*.c includes it.
  */
@@ -149,29 +150,33 @@ struct imap_user {
 	uint64_t counter;
 };
 
-/* Helpers of imap.c used by the script and the submission. */
+/* imap_cmd.c, the bottom layer (calls nothing above it). */
 uint64_t mb__imap_mix64(uint64_t x);
 int mb__imap_nfolders(const struct imap_user *iu);
 void mb__imap_folder_name(int f, char *buf, size_t len);
+void mb__imap_map_put(struct imap_user *iu, uint64_t key, uint64_t mid);
 uint64_t mb__imap_map_get(const struct imap_user *iu, uint64_t key);
 /* Send one tagged command on conn 0 (the op's histogram times it). */
 int mb__imap_cmd(struct mb_tuser *u, int op, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 void mb__imap_uidset(const uint64_t *ids, int n, char *buf, size_t len);
+/* End the step in flight with status (0 or an error); IDLE again. */
 void mb__imap_finish(struct mb_tuser *u, int status);
+void mb__imap_maybe_idle(struct mb_tuser *u);
 int mb__imap_select_folder(struct mb_tuser *u, int f);
-/* imap_smtp.c: SEND's message and its submission. */
+int mb__imap_append(struct mb_tuser *u, int folder, const char *flags);
+
+/* imap_smtp.c: SEND's message and its submission (calls imap_cmd.c). */
 int mb__imap_build_msg(struct mb_tuser *u, enum mb_mailmsg_kind kind);
 int mb__imap_smtp_line(struct mb_tuser *u, int op, const char *line);
 int mb__imap_smtp_envelope(struct mb_tuser *u);
 void mb__imap_smtp_fail(struct mb_tuser *u, int rc);
 int mb__imap_smtp_reply(struct mb_tuser *u, const struct mb_smtp_reply *r);
-/* imap_script.c: APPEND, the script's phases, a cached step served locally. */
-int mb__imap_append(struct mb_tuser *u, int folder, const char *flags);
+
+/* imap_script.c: the script's phases, a cached step served locally
+ * (calls imap_smtp.c and imap_cmd.c; imap.c calls it). */
 int mb__imap_step_next(struct mb_tuser *u, int ok, const struct mb_imap_resp *r);
 int mb__imap_local_step(struct mb_tuser *u);
 int mb__imap_step_run(struct mb_tuser *u);
-/* imap.c: a connection's TLS handshake ended (status 0 or an error). */
-void mb__imap_secured(struct mb_tuser *u, int conn, int status);
 
 #endif

@@ -13,24 +13,6 @@
 #include "core/error.h"
 #include "load/drivers/imap_int.h"
 
-int mb__imap_append(struct mb_tuser *u, int folder, const char *flags)
-{
-	struct imap_user *iu = u->priv;
-	char name[64], head[256];
-	mb__imap_folder_name(folder, name, sizeof(name));
-	snprintf(iu->tag, sizeof(iu->tag), "b%u", ++iu->tagno);
-	int n = snprintf(head, sizeof(head), "%s APPEND %s (%s) {%zu+}\r\n", iu->tag, name, flags,
-			 iu->msglen);
-	iu->op = OP_APPEND;
-	mb_target_request(u, 0, OP_APPEND, 1);
-	int rc = mb_target_write(u, 0, head, (size_t)n);
-	if (!rc)
-		rc = mb_target_write(u, 0, iu->msg, iu->msglen);
-	if (!rc)
-		rc = mb_target_write(u, 0, "\r\n", 2);
-	return rc;
-}
-
 /* Start (phase 0) or continue a step after the tagged reply of its last
  * command (ok: the reply was OK).  Returns 0, or < 0 to fail the step. */
 int mb__imap_step_next(struct mb_tuser *u, int ok, const struct mb_imap_resp *r)

@@ -184,7 +184,7 @@ int mb__imap_smtp_reply(struct mb_tuser *u, const struct mb_smtp_reply *r)
 		mb_target_reply(u, 1);
 		if (r->code != 220)
 			return MB_ETLS;
-		iu->c1 = S_TLS; /* the engine handshakes; mb__imap_secured goes on */
+		iu->c1 = S_TLS; /* the engine handshakes; imap_secured goes on */
 		return mb_target_starttls(u, 1);
 	case S_AUTH:
 		mb_target_reply(u, 1);
