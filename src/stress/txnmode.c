@@ -10,6 +10,7 @@
 #include "core/hist.h"
 #include "db/db.h"
 #include "stress/files.h"
+#include "stress/watchvfs.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -39,152 +40,12 @@ struct tdb {
 	uint64_t keys; /* initial records: keys 0, STRIDE, 2*STRIDE, ... */
 };
 
-/* A vfs wrapped around the engine's (or the test's fault-injecting) vfs
- * that remembers which path each descriptor has and the first failed
- * transfer, so an engine I/O error is reported with its file and offset. */
-#define WATCH_FDS 4096
-struct watch {
-	struct mb_vfs vfs;
-	const struct mb_vfs *inner;
-	pthread_mutex_t mu;
-	char *path[WATCH_FDS];
-	bool have;
-	char file[1024];
-	uint64_t off;
-	int code;
-	char what[64];
-	atomic_uint_fast64_t errors;
-};
-
-static void watch_fail(struct watch *w, int fd, uint64_t off, int neg_errno, const char *what)
-{
-	atomic_fetch_add(&w->errors, 1);
-	pthread_mutex_lock(&w->mu);
-	if (!w->have) {
-		w->have = true;
-		snprintf(w->file, sizeof(w->file), "%s",
-			 fd >= 0 && fd < WATCH_FDS && w->path[fd] ? w->path[fd] : "?");
-		w->off = off;
-		w->code = mb_from_errno(-neg_errno);
-		snprintf(w->what, sizeof(w->what), "%s", what);
-	}
-	pthread_mutex_unlock(&w->mu);
-}
-
-static int wv_open(void *ctx, const char *path, int oflags, mode_t mode, enum mb_file_kind kind)
-{
-	struct watch *w = ctx;
-	int fd = w->inner->open(w->inner->ctx, path, oflags, mode, kind);
-	if (fd >= 0 && fd < WATCH_FDS) {
-		char *p = strdup(path);
-		pthread_mutex_lock(&w->mu);
-		free(w->path[fd]);
-		w->path[fd] = p;
-		pthread_mutex_unlock(&w->mu);
-	}
-	return fd;
-}
-
-static int wv_close(void *ctx, int fd)
-{
-	struct watch *w = ctx;
-	if (fd >= 0 && fd < WATCH_FDS) {
-		pthread_mutex_lock(&w->mu);
-		free(w->path[fd]);
-		w->path[fd] = NULL;
-		pthread_mutex_unlock(&w->mu);
-	}
-	return w->inner->close(w->inner->ctx, fd);
-}
-
-static ssize_t wv_pread(void *ctx, int fd, enum mb_file_kind kind, void *buf, size_t len, off_t off)
-{
-	struct watch *w = ctx;
-	ssize_t n = w->inner->pread(w->inner->ctx, fd, kind, buf, len, off);
-	if (n < 0 && n != -EINTR)
-		watch_fail(w, fd, (uint64_t)off, (int)n, "read failed");
-	return n;
-}
-
-static ssize_t wv_pwrite(void *ctx, int fd, enum mb_file_kind kind, const void *buf, size_t len,
-			 off_t off)
-{
-	struct watch *w = ctx;
-	ssize_t n = w->inner->pwrite(w->inner->ctx, fd, kind, buf, len, off);
-	if (n < 0 && n != -EINTR)
-		watch_fail(w, fd, (uint64_t)off, (int)n, "write failed");
-	return n;
-}
-
-static int wv_sync(void *ctx, int fd, enum mb_file_kind kind, bool datasync)
-{
-	struct watch *w = ctx;
-	int rc = w->inner->sync(w->inner->ctx, fd, kind, datasync);
-	if (rc < 0)
-		watch_fail(w, fd, UINT64_MAX, rc, datasync ? "fdatasync failed" : "fsync failed");
-	return rc;
-}
-
-static int wv_fallocate(void *ctx, int fd, enum mb_file_kind kind, off_t off, off_t len)
-{
-	struct watch *w = ctx;
-	return w->inner->fallocate(w->inner->ctx, fd, kind, off, len);
-}
-
-static int wv_ftruncate(void *ctx, int fd, enum mb_file_kind kind, off_t len)
-{
-	struct watch *w = ctx;
-	return w->inner->ftruncate(w->inner->ctx, fd, kind, len);
-}
-
-static int wv_unlink(void *ctx, const char *path)
-{
-	struct watch *w = ctx;
-	return w->inner->unlink(w->inner->ctx, path);
-}
-
-static int wv_rename(void *ctx, const char *from, const char *to)
-{
-	struct watch *w = ctx;
-	return w->inner->rename(w->inner->ctx, from, to);
-}
-
-static int wv_sync_dir(void *ctx, const char *dir)
-{
-	struct watch *w = ctx;
-	return w->inner->sync_dir(w->inner->ctx, dir);
-}
-
-static struct watch *watch_create(const struct mb_vfs *inner)
-{
-	struct watch *w = calloc(1, sizeof(*w));
-	if (!w)
-		return NULL;
-	w->inner = inner ? inner : mb_vfs_posix();
-	pthread_mutex_init(&w->mu, NULL);
-	atomic_init(&w->errors, 0);
-	w->vfs = (struct mb_vfs){w,	    wv_open,   wv_close,     wv_pread,
-				 wv_pwrite, wv_sync,   wv_fallocate, wv_ftruncate,
-				 wv_unlink, wv_rename, wv_sync_dir};
-	return w;
-}
-
-static void watch_destroy(struct watch *w)
-{
-	if (!w)
-		return;
-	for (int i = 0; i < WATCH_FDS; i++)
-		free(w->path[i]);
-	pthread_mutex_destroy(&w->mu);
-	free(w);
-}
-
 struct mb_txnmode {
 	struct mb_txnmode_cfg cfg;
 	char dir[4096];
 	char log_dir[4096];
 	bool has_log_dir;
-	struct watch *watch;
+	struct mb_watchvfs *watch;
 	struct mb_io *io;
 	struct mb_sg *sg;
 	struct tdb db[MB_TXN_MAX_DBS];
@@ -469,7 +330,7 @@ static void free_m(struct mb_txnmode *m)
 		pthread_mutex_destroy(&m->db[d].mu);
 	mb_hist_destroy(m->tmp);
 	mb_io_destroy(m->io);
-	watch_destroy(m->watch);
+	mb_watchvfs_destroy(m->watch);
 	free(m);
 }
 
@@ -497,10 +358,10 @@ static int init_m(const struct mb_txnmode_cfg *cfg, struct mb_txnmode **out, cha
 	for (unsigned d = 0; d < MB_TXN_MAX_DBS; d++)
 		pthread_mutex_init(&m->db[d].mu, NULL);
 	int rc = mb_hist_create(&m->tmp);
-	if (!rc && !(m->watch = watch_create(cfg->vfs)))
+	if (!rc && !(m->watch = mb_watchvfs_create(cfg->vfs)))
 		rc = MB_ENOMEM;
 	if (!rc)
-		rc = mb_io_create(&m->watch->vfs, &m->io);
+		rc = mb_io_create(mb_watchvfs_vfs(m->watch), &m->io);
 	if (!rc && ((rc = mb_stress_mkdirs(m->dir)) ||
 		    (m->has_log_dir && (rc = mb_stress_mkdirs(m->log_dir)))))
 		snprintf(msg, len, "creating %s: %s", m->dir, mb_strerror(rc));
@@ -584,18 +445,7 @@ int mb_txnmode_close(struct mb_txnmode *m)
 bool mb_txnmode_io_error(struct mb_txnmode *m, char *file, size_t flen, uint64_t *off, int *code,
 			 char *what, size_t wlen)
 {
-	struct watch *w = m->watch;
-	pthread_mutex_lock(&w->mu);
-	bool have = w->have;
-	if (have) {
-		snprintf(file, flen, "%s", w->file);
-		*off = w->off;
-		*code = w->code;
-		if (what && wlen)
-			snprintf(what, wlen, "%s", w->what);
-	}
-	pthread_mutex_unlock(&w->mu);
-	return have;
+	return mb_watchvfs_first_error(m->watch, file, flen, off, code, what, wlen);
 }
 
 bool mb_txnmode_reused(const struct mb_txnmode *m) { return m->reused; }
