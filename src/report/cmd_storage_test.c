@@ -39,68 +39,7 @@
 #include "stress/runner.h"
 #include "stress/txnmode.h"
 #include "stress/workload.h"
-
-#define MAX_RUNS 64
-#define TXN_MIN_DBS 16 /* transactions mode: one database per thread up to this */
-#define MIN_CACHE_MB 4 /* the engine needs some frames for concurrent transactions */
-#define CMD "storage-test"
-
-enum { T_PERF, T_SOFTREC, T_CHECKSUM };
-
-struct opts {
-	const char *scenario;
-	const char *data;
-	const char *log_dir;
-	double size_gb;
-	bool size_set;
-	bool autotune;
-	int nthreads;
-	int threads[MAX_RUNS];
-	double duration, warmup;
-	bool duration_set, warmup_set;
-	bool io_mode, mode_set;
-	int type;
-	bool type_set;
-	const char *read_max, *log_max; /* "" when not given */
-	const char *json;
-	int stats_fd;
-	unsigned segments;
-};
-
-struct run {
-	struct mb_stress_figures f;
-	bool pass;
-	char why[256];
-	bool in_window;
-	double rw, dl;
-	char note[256];
-	double cache_mb, hit_pct; /* transactions mode; hit_pct < 0: n/a */
-	uint64_t dirty;		  /* transactions mode: dirty pages at the end */
-};
-
-struct ctx {
-	struct opts o;
-	struct mb_storage_cfg cfg;
-	struct mb_stats_writer *stats;
-	bool tty;
-	bool io_mode;
-	unsigned page_size;
-	unsigned databases;
-	uint64_t db_bytes;
-	int cache_mb;		 /* transactions mode: the database cache used */
-	struct mb_thresholds th; /* the storage counters' thresholds */
-	struct mb_stress_limits lim;
-	struct run runs[MAX_RUNS];
-	int nruns;
-	int best; /* auto: index of the chosen run, -1 none */
-	bool reused;
-	char err_msg[512];
-	char err_file[1024];
-	uint64_t err_off;
-	bool have_err;
-	struct mb_txnmode *txn;
-	double phase_t0;
-};
+#include "report/sttest_int.h"
 
 static void on_signal(int sig)
 {
@@ -163,7 +102,7 @@ static const char *na(char *buf, size_t len, const struct mb_lat *l, double v)
 	return buf;
 }
 
-static json_t *lat_json(const struct mb_lat *l)
+json_t *mb__sttest_lat_json(const struct mb_lat *l)
 {
 	if (!l->count)
 		return json_pack("{s:n,s:n,s:n,s:n,s:I}", "avg", "p95", "p99", "max", "count",
@@ -219,8 +158,9 @@ static void tick(void *arg, const struct mb_stress_tick *tk)
 	    tk->t, "db_read_iops", f->db_read_iops, "db_write_iops", f->db_write_iops,
 	    "log_write_iops", f->log_write_iops, "bytes_per_s",
 	    f->db_read_bytes_s + f->db_write_bytes_s + f->log_write_bytes_s, "db_read_latency_ms",
-	    lat_json(&f->db_read), "db_write_latency_ms", lat_json(&f->db_write),
-	    "log_write_latency_ms", lat_json(&f->log_write), "errors", (json_int_t)f->errors);
+	    mb__sttest_lat_json(&f->db_read), "db_write_latency_ms",
+	    mb__sttest_lat_json(&f->db_write), "log_write_latency_ms",
+	    mb__sttest_lat_json(&f->log_write), "errors", (json_int_t)f->errors);
 	if (mb_stats_write(c->stats, f->seconds, value, has, h, x) == MB_ECLOSED) {
 		/* the console went away: stop cleanly */
 		mb_stress_interrupt();
@@ -283,248 +223,6 @@ static int measure(struct ctx *c, const struct mb_stress_worker *w, struct mb_st
 		c->have_err = true;
 	}
 	return rc;
-}
-
-/* ---- output ---- */
-
-/* The measured runs as series of the storage comparison, beside the
- * published rows (report/stortable.h: the one model of the table). */
-static int build_model(const struct ctx *c, struct mb_stortable **out)
-{
-	struct mb_stortable *t;
-	int rc = mb_stortable_create(&c->cfg, &c->th, &t);
-	if (rc)
-		return rc;
-	for (int i = 0; i < c->nruns && !rc; i++) {
-		const struct mb_stress_figures *f = &c->runs[i].f;
-		struct mb_stor_series s;
-		memset(&s, 0, sizeof(s));
-		snprintf(s.name, sizeof(s.name), "%d thr", f->threads);
-		const struct {
-			enum mb_stor_measure m;
-			bool has;
-			double v;
-		} cells[] = {
-		    {MB_SM_THREADS, true, f->threads},
-		    {MB_SM_IOPS, true, f->iops},
-		    {MB_SM_DB_READ_S, true, f->db_read_iops},
-		    {MB_SM_DB_WRITE_S, true, f->db_write_iops},
-		    {MB_SM_LOG_WRITE_S, true, f->log_write_iops},
-		    {MB_SM_READ_AVG, f->db_read.count > 0, f->db_read.avg},
-		    {MB_SM_READ_P95, f->db_read.count > 0, f->db_read.p95},
-		    {MB_SM_READ_P99, f->db_read.count > 0, f->db_read.p99},
-		    {MB_SM_READ_MAX, f->db_read.count > 0, f->db_read.max},
-		    {MB_SM_LOG_AVG, f->log_write.count > 0, f->log_write.avg},
-		    {MB_SM_LOG_P95, f->log_write.count > 0, f->log_write.p95},
-		    {MB_SM_LOG_P99, f->log_write.count > 0, f->log_write.p99},
-		    {MB_SM_LOG_MAX, f->log_write.count > 0, f->log_write.max},
-		    {MB_SM_MBS, true,
-		     (f->db_read_bytes_s + f->db_write_bytes_s + f->log_write_bytes_s) / 1048576.0},
-		    {MB_SM_ERRORS, true, (double)f->errors},
-		};
-		for (size_t k = 0; k < sizeof(cells) / sizeof(cells[0]); k++) {
-			s.has[cells[k].m] = cells[k].has;
-			s.v[cells[k].m] = cells[k].v;
-		}
-		/* the storage test's rule: the thresholds, and errors or no I/O fail */
-		s.has_verdict = true;
-		s.verdict = c->runs[i].pass ? MB_VERDICT_PASS : MB_VERDICT_FAIL;
-		s.best = c->best == i;
-		rc = mb_stortable_add(t, &s);
-	}
-	if (rc) {
-		mb_stortable_destroy(t);
-		return rc;
-	}
-	*out = t;
-	return 0;
-}
-
-/* storage-test's columns of the comparison */
-static const enum mb_stor_measure text_cols[] = {
-    MB_SM_IOPS,	    MB_SM_DB_READ_S, MB_SM_DB_WRITE_S, MB_SM_LOG_WRITE_S, MB_SM_READ_AVG,
-    MB_SM_READ_P95, MB_SM_READ_P99,  MB_SM_READ_MAX,   MB_SM_LOG_AVG,	  MB_SM_LOG_P95,
-    MB_SM_LOG_P99,  MB_SM_LOG_MAX,   MB_SM_MBS,	       MB_SM_ERRORS,	  MB_SM_VERDICT};
-
-static void print_table(struct ctx *c, const struct mb_stortable *model)
-{
-	printf("\nstorage test: %s mode, %u KiB pages, %.2f GiB in %u database%s",
-	       c->io_mode ? "I/O" : "transactions", c->page_size / 1024,
-	       (double)c->db_bytes * c->databases / 1073741824.0, c->databases,
-	       c->databases == 1 ? "" : "s");
-	if (!c->io_mode)
-		printf(", database cache %d MiB", c->cache_mb);
-	printf(" (%s)\n", c->reused ? "reused" : "created");
-	char rd[48], lg[48];
-	mb_threshold_text(&c->lim.db_read, MB_C_STRESS_READ_MS, rd, sizeof(rd));
-	mb_threshold_text(&c->lim.log_write, MB_C_STRESS_LOG_MS, lg, sizeof(lg));
-	printf("%.0f s warm-up then %.0f s measured per thread count; pass: database read avg %s "
-	       "ms, log write avg %s ms\n\n",
-	       c->o.warmup, c->o.duration, rd[0] ? rd : "(no threshold)",
-	       lg[0] ? lg : "(no threshold)");
-	struct mb_table *t;
-	if (model && !mb_stortable_by_threads(
-			 model, text_cols, (int)(sizeof(text_cols) / sizeof(text_cols[0])), &t)) {
-		/* one row per thread count (* auto-tune's best); latencies in ms */
-		mb_table_print(t, stdout, 400);
-		mb_table_destroy(t);
-	}
-	for (int i = 0; i < c->nruns; i++) {
-		const struct run *r = &c->runs[i];
-		if (!r->pass)
-			printf("%d threads: FAIL: %s\n", r->f.threads, r->why);
-		if (!c->io_mode) {
-			printf("%d threads: %.0f transactions/s, database cache %.0f MiB",
-			       r->f.threads,
-			       r->f.seconds > 0 ? (double)r->f.transactions / r->f.seconds : 0.0,
-			       r->cache_mb);
-			if (r->hit_pct >= 0)
-				printf(" (%.1f%% hits, %llu pages dirty at the end)", r->hit_pct,
-				       (unsigned long long)r->dirty);
-			char rw[32] = "n/a", dl[32] = "n/a";
-			if (r->rw >= 0)
-				snprintf(rw, sizeof(rw), "%.2f:1", r->rw);
-			if (r->dl >= 0)
-				snprintf(dl, sizeof(dl), "%.1f:1", r->dl);
-			printf("; db reads:writes %s, db:log transfers %s\n", rw, dl);
-			if (!r->in_window)
-				printf("%d threads: note: %s\n", r->f.threads, r->note);
-		}
-	}
-	if (c->best >= 0)
-		printf("auto-tune: best passing thread count %d at %.0f IOPS (marked *)\n",
-		       c->runs[c->best].f.threads, c->runs[c->best].f.iops);
-	else if (c->o.autotune)
-		printf("auto-tune: no thread count passed\n");
-}
-
-static json_t *params_json(const struct ctx *c)
-{
-	json_t *th;
-	if (c->o.autotune) {
-		th = json_string("auto");
-	} else {
-		th = json_array();
-		for (int i = 0; i < c->o.nthreads; i++)
-			json_array_append_new(th, json_integer(c->o.threads[i]));
-	}
-	static const char *tn[] = {"performance", "soft-recovery", "checksum"};
-	return json_pack(
-	    "{s:s,s:s,s:s?,s:s,s:s,s:f,s:i,s:i,s:I,s:i,s:o,s:f,s:f,s:f,s:{s:f,s:f,s:f,s:f,s:f},"
-	    "s:f,s:f,s:i}",
-	    "scenario", c->cfg.path, "data", c->o.data, "log_dir", c->o.log_dir, "mode",
-	    c->io_mode ? "io" : "transactions", "type", tn[c->o.type], "size_gb", c->o.size_gb,
-	    "page_kb", (int)(c->page_size / 1024), "databases", (int)c->databases, "db_bytes",
-	    (json_int_t)c->db_bytes, "db_cache_mb", c->io_mode ? 0 : c->cache_mb, "threads", th,
-	    "duration_s", c->o.duration, "warmup_s", c->o.warmup, "read_pct", c->cfg.read_pct,
-	    "mix", "insert_pct", c->cfg.insert_pct, "replace_pct", c->cfg.replace_pct, "delete_pct",
-	    c->cfg.delete_pct, "seek_pct", c->cfg.seek_pct, "lazy_commit_pct",
-	    c->cfg.lazy_commit_pct, "db_read_avg_ms_max", c->lim.db_read.value,
-	    "log_write_avg_ms_max", c->lim.log_write.value, "log_write_bytes",
-	    c->io_mode ? MB_IOMODE_LOG_IO : 0);
-}
-
-static json_t *run_json(const struct ctx *c, const struct run *r, enum mb_verdict v)
-{
-	const struct mb_stress_figures *f = &r->f;
-	json_t *o = json_pack(
-	    "{s:i,s:f,s:f,s:f,s:f,s:f,s:o,s:o,s:o,s:f,s:f,s:f,s:f,s:I,s:b,s:s}", "threads",
-	    f->threads, "seconds", f->seconds, "iops", f->iops, "db_read_iops", f->db_read_iops,
-	    "db_write_iops", f->db_write_iops, "log_write_iops", f->log_write_iops,
-	    "db_read_latency_ms", lat_json(&f->db_read), "db_write_latency_ms",
-	    lat_json(&f->db_write), "log_write_latency_ms", lat_json(&f->log_write), "bytes_per_s",
-	    f->db_read_bytes_s + f->db_write_bytes_s + f->log_write_bytes_s, "db_read_bytes_per_s",
-	    f->db_read_bytes_s, "db_write_bytes_per_s", f->db_write_bytes_s,
-	    "log_write_bytes_per_s", f->log_write_bytes_s, "errors", (json_int_t)f->errors, "pass",
-	    v == MB_VERDICT_PASS, "fail_reason", r->why);
-	json_object_set_new(o, "db_reads_per_write", r->rw >= 0 ? json_real(r->rw) : json_null());
-	json_object_set_new(o, "db_per_log_transfers", r->dl >= 0 ? json_real(r->dl) : json_null());
-	if (!c->io_mode) {
-		/* Jetstress's tuning window applies to the transaction mix */
-		json_object_set_new(o, "in_tuning_window", json_boolean(r->in_window));
-		json_object_set_new(o, "tuning_note", json_string(r->note));
-		json_object_set_new(
-		    o, "transactions_per_s",
-		    json_real(f->seconds > 0 ? (double)f->transactions / f->seconds : 0.0));
-		json_object_set_new(o, "db_cache_in_use_mb", json_real(r->cache_mb));
-		json_object_set_new(o, "db_cache_dirty_pages", json_integer((json_int_t)r->dirty));
-		json_object_set_new(o, "db_cache_hit_pct",
-				    r->hit_pct >= 0 ? json_real(r->hit_pct) : json_null());
-	}
-	return o;
-}
-
-static int write_json(const struct ctx *c, const struct mb_stortable *model, json_t *extra,
-		      bool pass)
-{
-	if (!c->o.json)
-		return 0;
-	json_t *root = json_object();
-	json_object_set_new(root, "tool", json_string("mailbench storage-test"));
-	json_object_set_new(root, "version", json_string(PACKAGE_VERSION));
-	char plat[256] = "";
-	if (!mb_platform_string(plat, sizeof(plat)))
-		json_object_set_new(root, "platform", json_string(plat));
-	json_object_set_new(root, "parameters", params_json(c));
-	json_object_set_new(root, "databases_reused", json_boolean(c->reused));
-	json_t *runs = json_array();
-	/* the runs follow the published series in the model */
-	int first = model ? mb_stortable_count(model) - c->nruns : 0;
-	for (int i = 0; i < c->nruns; i++) {
-		const struct mb_stor_series *s =
-		    model ? mb_stortable_series(model, first + i) : NULL;
-		enum mb_verdict v = s		      ? s->verdict
-				    : c->runs[i].pass ? MB_VERDICT_PASS
-						      : MB_VERDICT_FAIL;
-		json_array_append_new(runs, run_json(c, &c->runs[i], v));
-	}
-	json_object_set_new(root, "runs", runs);
-	if (c->o.autotune && c->o.type == T_PERF) {
-		json_object_set_new(root, "auto",
-				    c->best >= 0
-					? json_pack("{s:i,s:f}", "best_threads",
-						    c->runs[c->best].f.threads, "best_iops",
-						    c->runs[c->best].f.iops)
-					: json_pack("{s:n,s:n}", "best_threads", "best_iops"));
-	}
-	struct mb_stortable *own = NULL;
-	if (!model && !mb_stortable_create(&c->cfg, &c->th, &own))
-		model = own;
-	if (model)
-		json_object_set_new(root, "published", mb_stortable_published_json(model));
-	mb_stortable_destroy(own);
-	if (c->have_err) {
-		json_t *e = json_pack("{s:s,s:s}", "file", c->err_file, "message", c->err_msg);
-		json_object_set_new(
-		    e, "offset",
-		    c->err_off == UINT64_MAX ? json_null() : json_integer((json_int_t)c->err_off));
-		json_object_set_new(root, "error", e);
-	}
-	if (extra)
-		json_object_update(root, extra);
-	json_object_set_new(root, "pass", json_boolean(pass));
-	char tmp[4200];
-	snprintf(tmp, sizeof(tmp), "%s.tmp", c->o.json);
-	int rc = 0;
-	if (json_dump_file(root, tmp, JSON_INDENT(2)) || rename(tmp, c->o.json)) {
-		fprintf(stderr, "mailbench " CMD ": cannot write %s: %s\n", c->o.json,
-			strerror(errno));
-		unlink(tmp);
-		rc = MB_ESYS;
-	}
-	json_decref(root);
-	return rc;
-}
-
-static void report_error(const struct ctx *c)
-{
-	if (!c->have_err)
-		return;
-	if (c->err_off == UINT64_MAX)
-		fprintf(stderr, "mailbench " CMD ": %s: %s\n", c->err_file, c->err_msg);
-	else
-		fprintf(stderr, "mailbench " CMD ": %s at offset %llu: %s\n", c->err_file,
-			(unsigned long long)c->err_off, c->err_msg);
 }
 
 /* ---- the test types ---- */
@@ -591,17 +289,6 @@ static int close_mode(struct ctx *c, struct mb_iomode *iom)
 	return rc;
 }
 
-/* Write the JSON (extra is consumed) and give the exit code. */
-static int finish(const struct ctx *c, const struct mb_stortable *model, json_t *extra, bool pass,
-		  bool runtime_error)
-{
-	int jrc = write_json(c, model, extra, pass);
-	json_decref(extra);
-	if (runtime_error || jrc)
-		return MB_EXIT_RUNTIME;
-	return pass ? MB_EXIT_OK : MB_EXIT_THRESHOLDS;
-}
-
 static int type_performance(struct ctx *c)
 {
 	char msg[1024] = "";
@@ -659,10 +346,10 @@ out:;
 	if (c->stats)
 		mb_stats_write_end(c->stats);
 	struct mb_stortable *model = NULL;
-	if (build_model(c, &model))
+	if (mb__sttest_build_model(c, &model))
 		model = NULL;
-	print_table(c, model);
-	report_error(c);
+	mb__sttest_print_table(c, model);
+	mb__sttest_report_error(c);
 	bool pass = c->nruns > 0 && !c->have_err;
 	for (int i = 0; i < c->nruns; i++)
 		if (!c->o.autotune)
@@ -678,7 +365,7 @@ out:;
 		json_object_set_new(extra, "runtime_error", json_string(mb_strerror(rc)));
 	if (mb_stress_interrupted())
 		json_object_set_new(extra, "interrupted", json_true());
-	int ex = finish(c, model, extra, pass, rc && !c->have_err);
+	int ex = mb__sttest_finish(c, model, extra, pass, rc && !c->have_err);
 	mb_stortable_destroy(model);
 	return ex;
 }
@@ -718,13 +405,13 @@ static int type_checksum(struct ctx *c)
 	    c->io_mode ? "I/O" : "transactions", c->o.data, c->io_mode ? "/io" : "",
 	    (unsigned long long)pages, (double)bytes / 1048576.0, secs, mbs,
 	    (unsigned long long)errs, errs == 1 ? "" : "s", pass ? "pass" : "FAIL");
-	report_error(c);
+	mb__sttest_report_error(c);
 	if (rc && !errs)
 		fprintf(stderr, "mailbench " CMD ": checksum pass: %s\n", mb_strerror(rc));
 	json_t *extra = json_pack("{s:{s:I,s:I,s:f,s:f,s:I}}", "checksum", "pages",
 				  (json_int_t)pages, "bytes", (json_int_t)bytes, "seconds", secs,
 				  "mb_per_s", mbs, "problems", (json_int_t)errs);
-	return finish(c, NULL, extra, pass, rc && !errs);
+	return mb__sttest_finish(c, NULL, extra, pass, rc && !errs);
 }
 
 static int type_softrec(struct ctx *c)
@@ -758,7 +445,8 @@ static int type_softrec(struct ctx *c)
 	rc = mb_txnmode_soft_recovery(&tc, threads, c->o.segments, &sr, msg, sizeof(msg));
 	if (rc) {
 		fprintf(stderr, "mailbench " CMD ": soft recovery: %s\n", msg);
-		return finish(c, NULL, json_pack("{s:s}", "runtime_error", msg), false, true);
+		return mb__sttest_finish(c, NULL, json_pack("{s:s}", "runtime_error", msg), false,
+					 true);
 	}
 	printf("\nsoft recovery: %u log segments (%.1f MiB, %llu records) written in %.2f s with "
 	       "%d threads, no checkpoint;\nreplayed in %.3f s: %.1f segments/s, %.1f MB/s\n",
@@ -769,7 +457,7 @@ static int type_softrec(struct ctx *c)
 	    "log_bytes", (json_int_t)sr.log_bytes, "records", (json_int_t)sr.records, "generate_s",
 	    sr.generate_s, "replay_s", sr.replay_s, "segments_per_s", sr.segments_per_s, "mb_per_s",
 	    sr.mb_per_s, "threads", threads);
-	return finish(c, NULL, extra, true, false);
+	return mb__sttest_finish(c, NULL, extra, true, false);
 }
 
 static int st_main(void *args, int argc, char **argv)
