@@ -4,7 +4,7 @@
 noinst_LIBRARIES += src/lab/libmblab.a
 src_lab_libmblab_a_SOURCES = \
 	src/lab/lab.c src/lab/lab.h \
-	src/lab/labcmd.h src/lab/cmd_lab.c src/lab/cmd_imap.c
+	src/lab/labcmd.h src/lab/cmd_lab.c src/lab/cmd_imap.c src/lab/cmd_imap_init.c src/lab/imapcmd_int.h
 
 TESTS += tests/integration/lab_dovecot.sh tests/integration/imap_init.sh \
 	tests/integration/imap_driver.sh tests/integration/imap_load.sh \
