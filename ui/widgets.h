@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "report/table.h"
+#include "core/table.h"
 
 /* Text clipped to w columns at (y, x) with a style. */
 void mb_w_text(int y, int x, int w, int style, const char *text);

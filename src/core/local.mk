@@ -1,6 +1,7 @@
 # src/core/local.mk: the shared core (errors, counters, option-table engine, scenario loader,
 # histograms, system sampler, clock, random numbers, thresholds, mailbox profile, content
-# generator, stats stream, topology file, progress line) and its unit tests.
+# generator, stats stream, topology file, progress line, the table model every output prints
+# through) and its unit tests.
 noinst_LIBRARIES += src/core/libmbcore.a
 src_core_libmbcore_a_SOURCES = \
 	src/core/error.c src/core/error.h \
@@ -21,6 +22,7 @@ src_core_libmbcore_a_SOURCES = \
 	src/core/scenario.c src/core/scenario.h \
 	src/core/topology.c src/core/topology.h \
 	src/core/progress.c src/core/progress.h \
+	src/core/table.c src/core/table.h \
 	src/core/cmd_scenario.c src/core/cmd_counters.c
 
 MB_UNIT_TESTS += tests/unit/test_hist

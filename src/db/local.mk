@@ -5,7 +5,7 @@ noinst_LIBRARIES += src/db/libmbdb.a
 src_db_libmbdb_a_SOURCES = \
 	src/db/io.c src/db/io.h \
 	src/db/db.h src/db/dbint.h \
-	src/db/cache.c src/db/log.c \
+	src/db/cache.c src/db/cache_int.h src/db/writeback.c src/db/page.c src/db/log.c \
 	src/db/pager.c src/db/pager.h src/db/txn.c src/db/recover.c src/db/recover.h \
 	src/db/group.c src/db/group.h \
 	src/db/btree_int.h src/db/btnode.c src/db/btree.c src/db/btcursor.c src/db/check.c \

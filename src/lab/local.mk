@@ -3,7 +3,7 @@
 # --target imap://`), the check over IMAP, and their tests.
 noinst_LIBRARIES += src/lab/libmblab.a
 src_lab_libmblab_a_SOURCES = \
-	src/lab/lab.c src/lab/lab.h \
+	src/lab/lab.c src/lab/lab.h src/lab/labconf.c src/lab/lab_int.h \
 	src/lab/labcmd.h src/lab/cmd_lab.c src/lab/cmd_imap.c src/lab/cmd_imap_init.c src/lab/imapcmd_int.h
 
 TESTS += tests/integration/lab_dovecot.sh tests/integration/imap_init.sh \
@@ -12,7 +12,7 @@ TESTS += tests/integration/lab_dovecot.sh tests/integration/imap_init.sh \
 EXTRA_DIST += tests/integration/lab_lib.sh tests/integration/lab_dovecot.sh tests/integration/imap_init.sh \
 	tests/integration/imap_driver.sh tests/integration/imap_load.sh \
 	tests/integration/lab_tls.sh
-src_lab_libmblab_a_SOURCES += src/lab/mailc.c src/lab/mailc.h
+src_lab_libmblab_a_SOURCES += src/lab/mailc.c src/lab/mailc.h src/lab/mailc_int.h src/lab/smtpc.c
 
 noinst_PROGRAMS += tests/integration/mb-mail
 tests_integration_mb_mail_SOURCES = tests/integration/mb-mail.c

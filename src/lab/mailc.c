@@ -1,17 +1,18 @@
-/* mailc.c: the blocking IMAP and SMTP clients (see mailc.h).  A shared
- * connection core (connect with timeout, write all, read some) under both;
+/* mailc.c: the blocking IMAP client (see mailc.h) and the connection core
+ * under it and the SMTP client (smtpc.c): connect with timeout, write all,
+ * read some (mailc_int.h);
  * the parsers do the framing.  With TLS (mb_imapc_tls, mb_smtpc_tls: one
  * setting per protocol for the process) the core runs a core/tls.c
- * session over the socket: conn_write encrypts and sends the ciphertext,
- * conn_fill reads ciphertext until the session gives plaintext; the
- * handshake (conn_tls) blocks with the same timeout. */
+ * session over the socket: mb__mc_write encrypts and sends the ciphertext,
+ * mb__mc_fill reads ciphertext until the session gives plaintext; the
+ * handshake (mb__mc_tls) blocks with the same timeout. */
 #include "config.h"
 
 #include "lab/mailc.h"
+#include "lab/mailc_int.h"
 
 #include "core/error.h"
 #include "core/tls.h"
-#include "load/smtpparse.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -58,16 +59,7 @@ int mb_mail_url_tls(const char *url)
 	return p && p > url && p[-1] == 's';
 }
 
-struct conn {
-	int fd;
-	int timeout_ms;
-	struct mb_tls *tls; /* or NULL: plain */
-	char rbuf[65536];
-	size_t rpos, rlen;
-	char err[512];
-};
-
-static int cfail(struct conn *c, int code, const char *fmt, ...)
+int mb__mc_fail(struct conn *c, int code, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -76,7 +68,7 @@ static int cfail(struct conn *c, int code, const char *fmt, ...)
 	return code;
 }
 
-static int conn_open(struct conn *c, const char *host, int port, int timeout_ms)
+int mb__mc_open(struct conn *c, const char *host, int port, int timeout_ms)
 {
 	struct addrinfo hints, *ai = NULL;
 	char ps[16];
@@ -88,7 +80,7 @@ static int conn_open(struct conn *c, const char *host, int port, int timeout_ms)
 	c->timeout_ms = timeout_ms > 0 ? timeout_ms : 30000;
 	int g = getaddrinfo(host, ps, &hints, &ai);
 	if (g)
-		return cfail(c, MB_ENOTFOUND, "%s: %s", host, gai_strerror(g));
+		return mb__mc_fail(c, MB_ENOTFOUND, "%s: %s", host, gai_strerror(g));
 	int rc = MB_ECLOSED;
 	for (struct addrinfo *a = ai; a; a = a->ai_next) {
 		int fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
@@ -104,8 +96,8 @@ static int conn_open(struct conn *c, const char *host, int port, int timeout_ms)
 		if (poll(&pf, 1, c->timeout_ms) != 1 ||
 		    getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &sl) || soerr) {
 			close(fd);
-			cfail(c, MB_ECLOSED, "connect %s:%d: %s", host, port,
-			      soerr ? strerror(soerr) : "timed out");
+			mb__mc_fail(c, MB_ECLOSED, "connect %s:%d: %s", host, port,
+				    soerr ? strerror(soerr) : "timed out");
 			continue;
 		}
 		c->fd = fd;
@@ -114,7 +106,7 @@ static int conn_open(struct conn *c, const char *host, int port, int timeout_ms)
 	}
 	freeaddrinfo(ai);
 	if (rc && !c->err[0])
-		cfail(c, rc, "connect %s:%d failed", host, port);
+		mb__mc_fail(c, rc, "connect %s:%d failed", host, port);
 	return rc;
 }
 
@@ -132,10 +124,10 @@ static int raw_send(struct conn *c, const char *p, size_t len)
 		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
 			struct pollfd pf = {c->fd, POLLOUT, 0};
 			if (poll(&pf, 1, c->timeout_ms) != 1)
-				return cfail(c, MB_ETIMEDOUT, "write timed out");
+				return mb__mc_fail(c, MB_ETIMEDOUT, "write timed out");
 			continue;
 		}
-		return cfail(c, MB_ECLOSED, "write: %s", strerror(errno));
+		return mb__mc_fail(c, MB_ECLOSED, "write: %s", strerror(errno));
 	}
 	return 0;
 }
@@ -153,13 +145,13 @@ static int tls_send(struct conn *c)
 	return 0;
 }
 
-static int conn_write(struct conn *c, const char *p, size_t len)
+int mb__mc_write(struct conn *c, const char *p, size_t len)
 {
 	if (!c->tls)
 		return raw_send(c, p, len);
 	int rc = mb_tls_write(c->tls, p, len);
 	if (rc)
-		return cfail(c, rc, "%s", mb_tls_error(c->tls));
+		return mb__mc_fail(c, rc, "%s", mb_tls_error(c->tls));
 	return tls_send(c);
 }
 
@@ -177,27 +169,21 @@ static int tls_fill(struct conn *c)
 			return tls_send(c); /* e.g. a key update's reply */
 		}
 		if (n == MB_ECLOSED)
-			return cfail(c, MB_ECLOSED, "the server closed the TLS session");
+			return mb__mc_fail(c, MB_ECLOSED, "the server closed the TLS session");
 		if (n < 0)
-			return cfail(c, MB_ETLS, "%s", mb_tls_error(c->tls));
+			return mb__mc_fail(c, MB_ETLS, "%s", mb_tls_error(c->tls));
 		size_t got;
 		int rc = raw_recv(c, buf, sizeof(buf), &got);
 		if (rc)
 			return rc;
 		if (mb_tls_feed(c->tls, buf, got))
-			return cfail(c, MB_ENOMEM, "out of memory");
+			return mb__mc_fail(c, MB_ENOMEM, "out of memory");
 	}
 }
 
-/* TLS of the connections a protocol's client opens: enum mb_tls_mode,
- * and the client context when not MB_TLS_NONE. */
-struct tls_cfg {
-	struct mb_tls_ctx *ctx;
-	int mode;
-};
-static struct tls_cfg imap_tls, smtp_tls;
+static struct mb_mc_tls_cfg imap_tls;
 
-static int tls_cfg_set(struct tls_cfg *t, int mode, const char *ca, bool insecure, char *err,
+int mb__mc_tls_cfg_set(struct mb_mc_tls_cfg *t, int mode, const char *ca, bool insecure, char *err,
 		       size_t errlen)
 {
 	mb_tls_ctx_destroy(t->ctx);
@@ -212,18 +198,18 @@ static int tls_cfg_set(struct tls_cfg *t, int mode, const char *ca, bool insecur
 }
 
 /* The TLS handshake on the open socket (implicit, or after STARTTLS). */
-static int conn_tls(struct conn *c, const struct tls_cfg *t, const char *host)
+int mb__mc_tls(struct conn *c, const struct mb_mc_tls_cfg *t, const char *host)
 {
 	if (!t->ctx)
-		return cfail(c, MB_ETLS, "TLS is not set up");
+		return mb__mc_fail(c, MB_ETLS, "TLS is not set up");
 	if (mb_tls_create(t->ctx, host, &c->tls))
-		return cfail(c, MB_ENOMEM, "out of memory");
+		return mb__mc_fail(c, MB_ENOMEM, "out of memory");
 	char buf[16384];
 	for (;;) {
 		int rc = mb_tls_step(c->tls);
 		int wr = tls_send(c);
 		if (rc < 0)
-			return cfail(c, MB_ETLS, "%s", mb_tls_error(c->tls));
+			return mb__mc_fail(c, MB_ETLS, "%s", mb_tls_error(c->tls));
 		if (wr)
 			return wr;
 		if (rc == 1)
@@ -232,23 +218,18 @@ static int conn_tls(struct conn *c, const struct tls_cfg *t, const char *host)
 		if ((rc = raw_recv(c, buf, sizeof(buf), &got)))
 			return rc;
 		if (mb_tls_feed(c->tls, buf, got))
-			return cfail(c, MB_ENOMEM, "out of memory");
+			return mb__mc_fail(c, MB_ENOMEM, "out of memory");
 	}
 }
 
 int mb_imapc_tls(int mode, const char *ca, bool insecure, char *err, size_t errlen)
 {
-	return tls_cfg_set(&imap_tls, mode, ca, insecure, err, errlen);
-}
-
-int mb_smtpc_tls(int mode, const char *ca, bool insecure, char *err, size_t errlen)
-{
-	return tls_cfg_set(&smtp_tls, mode, ca, insecure, err, errlen);
+	return mb__mc_tls_cfg_set(&imap_tls, mode, ca, insecure, err, errlen);
 }
 
 /* Send cmd (LOGOUT, QUIT) and close_notify as far as the socket takes
  * them now, then close the socket and end the session. */
-static void conn_close(struct conn *c, const char *cmd, size_t len)
+void mb__mc_close(struct conn *c, const char *cmd, size_t len)
 {
 	if (c->fd >= 0) {
 		if (c->tls) {
@@ -269,7 +250,7 @@ static void conn_close(struct conn *c, const char *cmd, size_t len)
 }
 
 /* Make unread bytes available: 0, or an error. */
-static int conn_fill(struct conn *c)
+int mb__mc_fill(struct conn *c)
 {
 	if (c->rpos < c->rlen)
 		return 0;
@@ -288,21 +269,21 @@ static int raw_recv(struct conn *c, char *buf, size_t cap, size_t *got)
 			return 0;
 		}
 		if (n == 0)
-			return cfail(c, MB_ECLOSED, "the server closed the connection");
+			return mb__mc_fail(c, MB_ECLOSED, "the server closed the connection");
 		if (errno == EINTR)
 			continue;
 		if (errno == EAGAIN || errno == EWOULDBLOCK) {
 			struct pollfd pf = {c->fd, POLLIN, 0};
 			if (poll(&pf, 1, c->timeout_ms) != 1)
-				return cfail(c, MB_ETIMEDOUT, "no answer within %d ms",
-					     c->timeout_ms);
+				return mb__mc_fail(c, MB_ETIMEDOUT, "no answer within %d ms",
+						   c->timeout_ms);
 			continue;
 		}
-		return cfail(c, MB_ECLOSED, "read: %s", strerror(errno));
+		return mb__mc_fail(c, MB_ECLOSED, "read: %s", strerror(errno));
 	}
 }
 
-static void b64(const char *in, size_t len, char *out)
+void mb__mc_b64(const char *in, size_t len, char *out)
 {
 	EVP_EncodeBlock((unsigned char *)out, (const unsigned char *)in, (int)len);
 }
@@ -346,15 +327,15 @@ int mb_imapc_has_cap(const struct mb_imapc *c, const char *cap)
 static int imap_read(struct mb_imapc *c, const struct mb_imap_resp **r)
 {
 	for (;;) {
-		int rc = conn_fill(&c->c);
+		int rc = mb__mc_fill(&c->c);
 		if (rc)
 			return rc;
 		size_t used;
 		rc = mb_imap_parser_feed(c->p, c->c.rbuf + c->c.rpos, c->c.rlen - c->c.rpos, &used);
 		c->c.rpos += used;
 		if (rc < 0)
-			return cfail(&c->c, rc, "bad response from the server: %s",
-				     mb_imap_parser_error(c->p));
+			return mb__mc_fail(&c->c, rc, "bad response from the server: %s",
+					   mb_imap_parser_error(c->p));
 		if (rc == 1) {
 			*r = mb_imap_parser_resp(c->p);
 			/* capabilities may come in any status response or a CAPABILITY */
@@ -380,8 +361,8 @@ int mb_imapc_connect(const char *host, int port, int timeout_ms, struct mb_imapc
 	int tls_mode = imap_tls.mode;
 	const char *scheme = tls_mode == MB_TLS_IMPLICIT ? "imaps" : "imap";
 	if ((rc = mb_imap_parser_create(NULL, &c->p)) ||
-	    (rc = conn_open(&c->c, host, port, timeout_ms)) ||
-	    (tls_mode == MB_TLS_IMPLICIT && (rc = conn_tls(&c->c, &imap_tls, host))) ||
+	    (rc = mb__mc_open(&c->c, host, port, timeout_ms)) ||
+	    (tls_mode == MB_TLS_IMPLICIT && (rc = mb__mc_tls(&c->c, &imap_tls, host))) ||
 	    (rc = imap_read(c, &r))) {
 		snprintf(err, errlen, "%s://%s:%d: %s", scheme, host, port, c->c.err);
 		mb_imap_parser_destroy(c->p);
@@ -411,7 +392,7 @@ int mb_imapc_connect(const char *host, int port, int timeout_ms, struct mb_imapc
 		}
 		if ((rc = mb_imapc_cmd(c, NULL, NULL, "STARTTLS")) ||
 		    (c->c.rpos < c->c.rlen && (rc = MB_EPROTO)) ||
-		    (rc = conn_tls(&c->c, &imap_tls, host))) {
+		    (rc = mb__mc_tls(&c->c, &imap_tls, host))) {
 			snprintf(err, errlen, "imap://%s:%d: STARTTLS: %s", host, port,
 				 c->c.err[0] ? c->c.err : "bytes after the reply");
 			mb_imapc_close(c);
@@ -434,7 +415,7 @@ void mb_imapc_close(struct mb_imapc *c)
 		return;
 	char cmd[32];
 	int n = snprintf(cmd, sizeof(cmd), "m%u LOGOUT\r\n", ++c->tagno);
-	conn_close(&c->c, cmd, (size_t)n);
+	mb__mc_close(&c->c, cmd, (size_t)n);
 	mb_imap_parser_destroy(c->p);
 	free(c);
 }
@@ -453,24 +434,26 @@ static int imap_wait(struct mb_imapc *c, const char *tag, mb_imapc_cb cb, void *
 				*cont = r;
 				return 1;
 			}
-			return cfail(&c->c, MB_EPROTO, "unexpected continuation: %.80s", r->raw);
+			return mb__mc_fail(&c->c, MB_EPROTO, "unexpected continuation: %.80s",
+					   r->raw);
 		}
 		if (r->kind == MB_IMAP_UNTAGGED) {
 			if (!strcmp(r->name, "BYE"))
-				return cfail(&c->c, MB_ECLOSED, "server said BYE: %s", r->text);
+				return mb__mc_fail(&c->c, MB_ECLOSED, "server said BYE: %s",
+						   r->text);
 			if (cb)
 				cb(arg, r);
 			continue;
 		}
 		if (strcmp(r->tag, tag))
-			return cfail(&c->c, MB_EPROTO, "reply to an unknown tag %s", r->tag);
+			return mb__mc_fail(&c->c, MB_EPROTO, "reply to an unknown tag %s", r->tag);
 		if (cb && r->code)
 			cb(arg, r); /* APPENDUID, COPYUID, ... */
 		if (!strcmp(r->name, "OK"))
 			return 0;
-		return cfail(&c->c, !strcmp(r->name, "NO") ? MB_ENOTFOUND : MB_EPROTO,
-			     "%s %s%s%s%s", r->name, r->code ? "[" : "", r->code ? r->code : "",
-			     r->code ? "] " : "", r->text);
+		return mb__mc_fail(&c->c, !strcmp(r->name, "NO") ? MB_ENOTFOUND : MB_EPROTO,
+				   "%s %s%s%s%s", r->name, r->code ? "[" : "",
+				   r->code ? r->code : "", r->code ? "] " : "", r->text);
 	}
 }
 
@@ -484,11 +467,11 @@ int mb_imapc_cmd(struct mb_imapc *c, mb_imapc_cb cb, void *arg, const char *fmt,
 	int m = vsnprintf(buf + n, sizeof(buf) - (size_t)n - 2, fmt, ap);
 	va_end(ap);
 	if (m < 0 || (size_t)(n + m) >= sizeof(buf) - 2)
-		return cfail(&c->c, MB_ETOOBIG, "command too long");
+		return mb__mc_fail(&c->c, MB_ETOOBIG, "command too long");
 	n += m;
 	buf[n++] = '\r';
 	buf[n++] = '\n';
-	int rc = conn_write(&c->c, buf, (size_t)n);
+	int rc = mb__mc_write(&c->c, buf, (size_t)n);
 	return rc ? rc : imap_wait(c, tag, cb, arg, NULL);
 }
 
@@ -500,7 +483,7 @@ int mb_imapc_login(struct mb_imapc *c, const char *user, const char *pass)
 		int n = snprintf(raw, sizeof(raw), "%c%s%c%s", 0, user, 0, pass);
 		if (n < 0 || (size_t)n >= sizeof(raw))
 			return MB_EINVAL;
-		b64(raw, (size_t)n, enc);
+		mb__mc_b64(raw, (size_t)n, enc);
 		rc = mb_imapc_cmd(c, NULL, NULL, "AUTHENTICATE PLAIN %s", enc);
 	} else {
 		char cmd[600];
@@ -555,15 +538,15 @@ int mb_imapc_append(struct mb_imapc *c, const char *mailbox, const char *flags, 
 	snprintf(tag, sizeof(tag), "m%u", ++c->tagno);
 	int n = snprintf(head, sizeof(head), "%s APPEND %s (%s) {%zu%s}\r\n", tag, box,
 			 flags ? flags : "", len, lplus ? "+" : "");
-	if ((rc = conn_write(&c->c, head, (size_t)n)))
+	if ((rc = mb__mc_write(&c->c, head, (size_t)n)))
 		return rc;
 	if (!lplus) {
 		const struct mb_imap_resp *cont;
 		rc = imap_wait(c, tag, NULL, NULL, &cont);
 		if (rc != 1)
-			return rc ? rc : cfail(&c->c, MB_EPROTO, "APPEND: no continuation");
+			return rc ? rc : mb__mc_fail(&c->c, MB_EPROTO, "APPEND: no continuation");
 	}
-	if ((rc = conn_write(&c->c, msg, len)) || (rc = conn_write(&c->c, "\r\n", 2)))
+	if ((rc = mb__mc_write(&c->c, msg, len)) || (rc = mb__mc_write(&c->c, "\r\n", 2)))
 		return rc;
 	rc = imap_wait(c, tag, on_appenduid, &ua, NULL);
 	if (!rc && uid)
@@ -608,226 +591,8 @@ int mb_imapc_count(struct mb_imapc *c, const char *mailbox, uint32_t *count)
 	if (!rc)
 		rc = mb_imapc_cmd(c, on_status, &a, "STATUS %s (MESSAGES)", box);
 	if (!rc && !a.seen)
-		rc = cfail(&c->c, MB_EPROTO, "STATUS gave no MESSAGES");
+		rc = mb__mc_fail(&c->c, MB_EPROTO, "STATUS gave no MESSAGES");
 	if (!rc)
 		*count = a.n;
 	return rc;
-}
-
-/* ---- SMTP ---- */
-
-struct mb_smtpc {
-	struct conn c;
-	struct mb_smtp_parser *p;
-	int pipelining;
-	char host[256];
-};
-
-const char *mb_smtpc_error(const struct mb_smtpc *c) { return c->c.err[0] ? c->c.err : "no error"; }
-
-static int smtp_read(struct mb_smtpc *c, const struct mb_smtp_reply **r)
-{
-	for (;;) {
-		int rc = conn_fill(&c->c);
-		if (rc)
-			return rc;
-		size_t used;
-		rc = mb_smtp_parser_feed(c->p, c->c.rbuf + c->c.rpos, c->c.rlen - c->c.rpos, &used);
-		c->c.rpos += used;
-		if (rc < 0)
-			return cfail(&c->c, rc, "bad reply from the server: %s",
-				     mb_smtp_parser_error(c->p));
-		if (rc == 1) {
-			*r = mb_smtp_parser_reply(c->p);
-			return 0;
-		}
-	}
-}
-
-static int smtp_expect(struct mb_smtpc *c, int want_class, const char *what, int *code)
-{
-	const struct mb_smtp_reply *r;
-	int rc = smtp_read(c, &r);
-	if (rc)
-		return rc;
-	if (code)
-		*code = r->code;
-	if (r->code / 100 != want_class)
-		return cfail(&c->c, r->code / 100 == 5 ? MB_EACCES : MB_EAGAIN, "%s: %d %s", what,
-			     r->code, r->line[0]);
-	return 0;
-}
-
-/* EHLO and its 250 reply (the extensions it offers in *r). */
-static int smtp_ehlo(struct mb_smtpc *c, const struct mb_smtp_reply **r)
-{
-	int rc = conn_write(&c->c, "EHLO mailbench.load\r\n", 21);
-	if (!rc)
-		rc = smtp_read(c, r);
-	if (!rc && (*r)->code != 250)
-		rc = cfail(&c->c, MB_EPROTO, "EHLO: %d %s", (*r)->code, (*r)->line[0]);
-	return rc;
-}
-
-int mb_smtpc_connect(const char *host, int port, int timeout_ms, struct mb_smtpc **out, char *err,
-		     size_t errlen)
-{
-	struct mb_smtpc *c = calloc(1, sizeof(*c));
-	const struct mb_smtp_reply *r;
-	int rc, mode = smtp_tls.mode;
-	if (!c)
-		return MB_ENOMEM;
-	c->c.fd = -1;
-	snprintf(c->host, sizeof(c->host), "%s", host);
-	if ((rc = mb_smtp_parser_create(&c->p)) ||
-	    (rc = conn_open(&c->c, host, port, timeout_ms)) ||
-	    (mode == MB_TLS_IMPLICIT && (rc = conn_tls(&c->c, &smtp_tls, host))) ||
-	    (rc = smtp_expect(c, 2, "greeting", NULL)) || (rc = smtp_ehlo(c, &r)))
-		goto fail;
-	if (mode == MB_TLS_STARTTLS) {
-		/* STARTTLS, its 220 as the last plaintext, the handshake, EHLO again */
-		if (!mb_smtp_ehlo_has(r, "STARTTLS")) {
-			rc = cfail(&c->c, MB_ETLS, "the server does not offer STARTTLS");
-			goto fail;
-		}
-		if ((rc = conn_write(&c->c, "STARTTLS\r\n", 10)) ||
-		    (rc = smtp_expect(c, 2, "STARTTLS", NULL)))
-			goto fail;
-		if (c->c.rpos < c->c.rlen) {
-			rc = cfail(&c->c, MB_EPROTO, "STARTTLS: bytes after the reply");
-			goto fail;
-		}
-		mb_smtp_parser_reset(c->p);
-		if ((rc = conn_tls(&c->c, &smtp_tls, host)) || (rc = smtp_ehlo(c, &r)))
-			goto fail;
-	}
-	c->pipelining = mb_smtp_ehlo_has(r, "PIPELINING") != NULL;
-	*out = c;
-	return 0;
-fail:
-	snprintf(err, errlen, "smtp%s://%s:%d: %s", mode == MB_TLS_IMPLICIT ? "s" : "", host, port,
-		 c->c.err[0] ? c->c.err : "failed");
-	mb_smtpc_close(c);
-	return rc ? rc : MB_EPROTO;
-}
-
-void mb_smtpc_close(struct mb_smtpc *c)
-{
-	if (!c)
-		return;
-	conn_close(&c->c, "QUIT\r\n", 6);
-	mb_smtp_parser_destroy(c->p);
-	free(c);
-}
-
-int mb_smtpc_auth(struct mb_smtpc *c, const char *user, const char *pass)
-{
-	char raw[300], cmd[500];
-	int n = snprintf(raw, sizeof(raw), "%c%s%c%s", 0, user, 0, pass);
-	if (n < 0 || (size_t)n >= sizeof(raw))
-		return MB_EINVAL;
-	memcpy(cmd, "AUTH PLAIN ", 11);
-	b64(raw, (size_t)n, cmd + 11);
-	strcat(cmd, "\r\n");
-	int rc = conn_write(&c->c, cmd, strlen(cmd));
-	if (!rc)
-		rc = smtp_expect(c, 2, "AUTH PLAIN", NULL);
-	return rc == MB_EACCES ? MB_EAUTH : rc;
-}
-
-/* Dot-stuff msg into a malloc'd buffer ending in CRLF . CRLF. */
-static char *stuff(const char *msg, size_t len, size_t *out)
-{
-	char *b = malloc(len * 2 + 8);
-	size_t o = 0;
-	int bol = 1;
-	if (!b)
-		return NULL;
-	for (size_t i = 0; i < len; i++) {
-		if (bol && msg[i] == '.')
-			b[o++] = '.';
-		if (msg[i] == '\n' && (i == 0 || msg[i - 1] != '\r'))
-			b[o++] = '\r';
-		b[o++] = msg[i];
-		bol = msg[i] == '\n';
-	}
-	if (!bol) {
-		b[o++] = '\r';
-		b[o++] = '\n';
-	}
-	memcpy(b + o, ".\r\n", 3);
-	*out = o + 3;
-	return b;
-}
-
-int mb_smtpc_send(struct mb_smtpc *c, const char *sender, const char *const *rcpts, int n,
-		  const char *msg, size_t len, int *accepted, char *queue_id, size_t idlen)
-{
-	char line[600];
-	int rc, ok = 0, code;
-	/* the envelope: pipelined as one write when offered */
-	char *env = malloc((size_t)(n + 2) * 320);
-	size_t el = 0;
-	if (!env)
-		return MB_ENOMEM;
-	el += (size_t)snprintf(env + el, 320, "MAIL FROM:<%s>\r\n", sender);
-	for (int i = 0; i < n; i++)
-		el += (size_t)snprintf(env + el, 320, "RCPT TO:<%s>\r\n", rcpts[i]);
-	el += (size_t)snprintf(env + el, 320, "DATA\r\n");
-	if (c->pipelining) {
-		rc = conn_write(&c->c, env, el);
-		if (!rc)
-			rc = smtp_expect(c, 2, "MAIL FROM", NULL);
-		for (int i = 0; i < n && !rc; i++) {
-			int r = smtp_expect(c, 2, "RCPT TO", &code);
-			if (r && r != MB_EACCES && r != MB_EAGAIN)
-				rc = r;
-			accepted[i] = r == 0;
-			ok += r == 0;
-		}
-	} else {
-		snprintf(line, sizeof(line), "MAIL FROM:<%s>\r\n", sender);
-		rc = conn_write(&c->c, line, strlen(line));
-		if (!rc)
-			rc = smtp_expect(c, 2, "MAIL FROM", NULL);
-		for (int i = 0; i < n && !rc; i++) {
-			snprintf(line, sizeof(line), "RCPT TO:<%s>\r\n", rcpts[i]);
-			rc = conn_write(&c->c, line, strlen(line));
-			int r = rc ? rc : smtp_expect(c, 2, "RCPT TO", &code);
-			if (r && r != MB_EACCES && r != MB_EAGAIN)
-				rc = r;
-			accepted[i] = r == 0;
-			ok += r == 0;
-		}
-		if (!rc)
-			rc = conn_write(&c->c, "DATA\r\n", 6);
-	}
-	free(env);
-	if (rc)
-		return rc;
-	/* the reply to DATA: 354 when at least one recipient was taken */
-	rc = smtp_expect(c, 3, "DATA", &code);
-	if (rc) {
-		if (!ok)
-			return cfail(&c->c, MB_EACCES, "no recipient accepted");
-		return rc;
-	}
-	size_t sl;
-	char *body = stuff(msg, len, &sl);
-	if (!body)
-		return MB_ENOMEM;
-	rc = conn_write(&c->c, body, sl);
-	free(body);
-	if (rc)
-		return rc;
-	const struct mb_smtp_reply *r;
-	if ((rc = smtp_read(c, &r)))
-		return rc;
-	if (r->code != 250)
-		return cfail(&c->c, MB_EAGAIN, "after DATA: %d %s", r->code, r->line[0]);
-	if (queue_id && idlen) {
-		const char *q = strstr(r->line[0], "queued as ");
-		snprintf(queue_id, idlen, "%s", q ? q + 10 : "");
-	}
-	return 0;
 }

@@ -15,6 +15,7 @@
 #include "core/counters.h"
 #include "core/error.h"
 #include "core/score.h"
+#include "core/table.h"
 #include "load/target.h"
 #include "load/loadrun_int.h"
 
@@ -173,6 +174,58 @@ void mb__load_sample(struct run *r, bool final)
 	json_decref(x);
 }
 
+/* The per-action table, through the table model (core/table.h): counts
+ * as plain integers (scripts read the columns), times in ms or "n/a". */
+enum { C_SCHED, C_DONE, C_FAILED, C_LATE, C_CUT, C_P50, C_P95, C_P99, C_N };
+
+static void print_actions(struct run *r)
+{
+	static const char *const head[C_N] = {"scheduled", "done",   "failed", "late",
+					      "cut",	   "p50 ms", "p95 ms", "p99 ms"};
+	struct mb_load_stats *t = r->total;
+	struct mb_table *tb;
+	if (mb_table_create(C_N, &tb) != 0) {
+		fprintf(stderr, "mailbench load: out of memory for the action table\n");
+		return;
+	}
+	mb_table_set_label_heading(tb, "action");
+	for (int c = 0; c < C_N; c++)
+		mb_table_set_heading(tb, c, head[c], NULL);
+	for (int a = 0; a < MB_ACTION_COUNT; a++) {
+		bool unsupported = mb_engine_unsupported(r->eng) >> a & 1u;
+		if (!unsupported && !t->scheduled[a] && !t->done[a] && !t->failed[a] &&
+		    r->sc->actions_per_day[a] <= 0)
+			continue;
+		int row;
+		if (mb_table_add_row(tb, mb_actions[a].label, MB_ROW_NORMAL, &row) != 0)
+			break;
+		if (unsupported) {
+			mb_table_set_cell(tb, row, C_SCHED, "not supported by the target");
+			continue;
+		}
+		const uint64_t n[5] = {t->scheduled[a], t->done[a], t->failed[a], t->late[a],
+				       t->cut[a]};
+		char buf[32];
+		for (int c = 0; c < 5; c++) {
+			snprintf(buf, sizeof(buf), "%llu", (unsigned long long)n[c]);
+			mb_table_set_cell(tb, row, c, buf);
+		}
+		static const int pct[3] = {50, 95, 99};
+		for (int k = 0; k < 3; k++) {
+			if (mb_hist_count(t->action[a]))
+				snprintf(buf, sizeof(buf), "%.1f",
+					 mb_hist_percentile_ns(t->action[a], pct[k]) / 1e6);
+			else
+				snprintf(buf, sizeof(buf), "n/a");
+			mb_table_set_cell(tb, row, C_P50 + k, buf);
+		}
+		if (t->failed[a])
+			mb_table_set_verdict(tb, row, MB_VERDICT_FAIL);
+	}
+	mb_table_print(tb, stdout, 160);
+	mb_table_destroy(tb);
+}
+
 void mb__load_print_summary(struct run *r)
 {
 	struct mb_load_stats *t = r->total;
@@ -188,28 +241,7 @@ void mb__load_print_summary(struct run *r)
 		printf(" (figures after a %.0f s warmup)", r->warmup_s);
 	printf(", %.2f simulated user-days\n", ud);
 	printf("users logged on at the end: %d of %d\n", r->users_on_last, r->count);
-	printf("%-22s %10s %10s %8s %6s %6s %10s %10s %10s\n", "action", "scheduled", "done",
-	       "failed", "late", "cut", "p50 ms", "p95 ms", "p99 ms");
-	for (int a = 0; a < MB_ACTION_COUNT; a++) {
-		if (mb_engine_unsupported(r->eng) >> a & 1u) {
-			printf("%-22s %s\n", mb_actions[a].label, "not supported by the target");
-			continue;
-		}
-		if (!t->scheduled[a] && !t->done[a] && !t->failed[a] &&
-		    r->sc->actions_per_day[a] <= 0)
-			continue;
-		printf("%-22s %10llu %10llu %8llu %6llu %6llu", mb_actions[a].label,
-		       (unsigned long long)t->scheduled[a], (unsigned long long)t->done[a],
-		       (unsigned long long)t->failed[a], (unsigned long long)t->late[a],
-		       (unsigned long long)t->cut[a]);
-		if (mb_hist_count(t->action[a]))
-			printf(" %10.1f %10.1f %10.1f\n",
-			       mb_hist_percentile_ns(t->action[a], 50) / 1e6,
-			       mb_hist_percentile_ns(t->action[a], 95) / 1e6,
-			       mb_hist_percentile_ns(t->action[a], 99) / 1e6);
-		else
-			printf(" %10s %10s %10s\n", "n/a", "n/a", "n/a");
-	}
+	print_actions(r);
 	double score;
 	if (mb_load_stats_score_ns(t, r->sc->actions_per_day, &score) == 0)
 		printf("LoadSim score (weighted p95): %.1f ms\n", score / 1e6);

@@ -13,7 +13,7 @@ src_load_libmbload_a_SOURCES = \
 	src/load/drivers/mbstore_req.c src/load/drivers/mbstore_session.c \
 	src/load/drivers/mbstore_view.c src/load/drivers/mbstore_write.c src/load/drivers/null.c \
 	src/load/drivers/reqbuild.c src/load/drivers/reqbuild.h \
-	src/load/user.c src/load/usersvc.c src/load/cmd_load.c src/load/loadout.c src/load/loadrun_int.h \
+	src/load/user.c src/load/conn.c src/load/usersvc.c src/load/cmd_load.c src/load/loadout.c src/load/loadrun_int.h \
 	src/load/dist.c src/load/dist.h \
 	src/load/distload.c src/load/distload.h
 MB_UNIT_TESTS += tests/unit/test_sched

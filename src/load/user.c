@@ -1,5 +1,7 @@
-/* user.c: one simulated user: its connections, its schedule, and the run
- * of its actions as steps of the behaviour model through the driver.
+/* user.c: one simulated user: its schedule, its logon and reconnects, and
+ * the run of its actions as steps of the behaviour model through the
+ * driver.  Its connections are conn.c's, which reports what happens to the
+ * mail connection through the shard's event table (user_events below).
  *
  * The user is a state machine on its shard's libuv loop (states drawn in
  * user.h): WAIT -> CONNECTING -> LOGON -> IDLE <-> BUSY, and CLOSING back
@@ -10,23 +12,8 @@
  * silently) until the user is idle and logged on.  An action runs as
  * behave.c's steps; each step goes to the driver (ops->step) and its
  * result comes back at once or through mb_target_step_done().  Every
- * request's round trip and every action's response time go into the
- * shard's measurement set.  This file also implements the services
- * target.h offers drivers (writing, connections, measurement, ack log).
- * TLS (target.h, "TLS"): a connection with a session (c->tls) feeds the
- * ciphertext it reads to core/tls.c and frames the plaintext that comes
- * out; writes are encrypted and the ciphertext goes out through the same
- * write path as plain bytes (bytes_sent/bytes_received count the wire).
- *   connect_cb -> [implicit: tls_begin -> handshake records in read_cb]
- *              -> conn_up (ops->connected; connection 0: the logon)
- *   mb_target_starttls -> tls_begin -> handshake -> ops->secured
- *   conn_close -> [close_notify, best effort] -> uv_close -> close_cb
- *                 (the session is freed there)
- * A failed handshake or certificate fails that connection only (connection
- * 0: a connect failure, then the usual backoff); the run's first TLS error
- * is kept for the summary (mb_engine_tls_error).
- * Invariant: the read path never frees a connection's receive buffer
- * while it is being parsed (only the close callback does).
+ * action's response time goes into the shard's measurement set.  This
+ * file also implements the step, wake and logoff services of target.h.
  */
 #include "load/user.h"
 
@@ -143,41 +130,6 @@ static void session_closed(struct mb_user *u)
 	}
 }
 
-static void close_cb(uv_handle_t *h)
-{
-	struct mb_conn *c = h->data;
-	struct mb_user *u = c->u;
-	c->open = c->closing = false;
-	mb_tls_destroy(c->tls);
-	c->tls = NULL;
-	c->tls_ready = false;
-	mb_buf_destroy(c->rx);
-	c->rx = NULL;
-	c->rpc_start_ns = 0;
-	if (c->idx == 0) {
-		session_closed(u);
-		return;
-	}
-	u->t.conn_open &= (uint16_t) ~(1u << c->idx);
-	if (OPS(u)->disconnected && !u->sh->stopping)
-		OPS(u)->disconnected(&u->t, c->idx);
-}
-
-static int tls_flush(struct mb_conn *c);
-
-static void conn_close(struct mb_conn *c)
-{
-	if (!c || !c->open || c->closing)
-		return;
-	if (c->tls && c->tls_ready) { /* close_notify: goes out if the socket takes it now */
-		mb_tls_shutdown(c->tls);
-		(void)tls_flush(c);
-	}
-	c->closing = true;
-	uv_read_stop((uv_stream_t *)&c->tcp);
-	uv_close((uv_handle_t *)&c->tcp, close_cb);
-}
-
 static void close_conn(struct mb_user *u)
 {
 	if (u->state == MB_U_CLOSING || u->state == MB_U_WAIT || u->state == MB_U_STOPPED)
@@ -191,11 +143,11 @@ static void close_conn(struct mb_user *u)
 		finish_task(u, MB_ECLOSED);
 	stop_conn_timer(u);
 	for (int i = 1; i < OPS(u)->conns; i++)
-		conn_close(mb_user_conn(u, i));
+		mb__conn_close(mb_user_conn(u, i));
 	if (no_io(u))
 		session_closed(u);
 	else
-		conn_close(&u->c0);
+		mb__conn_close(&u->c0);
 }
 
 static void lost(struct mb_user *u)
@@ -205,283 +157,6 @@ static void lost(struct mb_user *u)
 	u->sh->st->n.connections_lost++;
 	u->lost = true;
 	close_conn(u);
-}
-
-static void alloc_cb(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
-{
-	struct mb_conn *c = h->data;
-	(void)suggested;
-	buf->base = c->u->sh->rxbuf;
-	buf->len = c->u->sh->rxcap;
-}
-
-static bool conn_alive(const struct mb_user *u, const struct mb_conn *c)
-{
-	return u->state != MB_U_CLOSING && c->open && !c->closing;
-}
-
-/* The connection cannot go on: connection 0 is the user's, others close. */
-static void conn_fail(struct mb_user *u, struct mb_conn *c)
-{
-	if (c->idx == 0)
-		lost(u);
-	else
-		conn_close(c); /* e.g. the submission server said goodbye */
-}
-
-/* Frame and hand over plaintext bytes (as read, or out of TLS). */
-static void deliver(struct mb_user *u, struct mb_conn *c, const uint8_t *data, size_t len)
-{
-	const struct mb_target_ops *ops = OPS(u);
-	bool from_rx = false;
-	if (c->rx && mb_buf_len(c->rx) > 0) {
-		if (mb_buf_append(c->rx, data, len) != 0) {
-			lost(u);
-			return;
-		}
-		data = mb_buf_data(c->rx);
-		len = mb_buf_len(c->rx);
-		from_rx = true;
-	}
-	size_t off = 0;
-	while (off < len && conn_alive(u, c)) {
-		long m = ops->frame(&u->t, c->idx, data + off, len - off);
-		if (m == 0)
-			break;
-		if (m < 0 || (size_t)m > len - off) {
-			lost(u);
-			break;
-		}
-		if (ops->on_message(&u->t, c->idx, data + off, (size_t)m) < 0) {
-			lost(u);
-			break;
-		}
-		off += (size_t)m;
-	}
-	if (!conn_alive(u, c))
-		return; /* close_cb frees rx */
-	if (from_rx) {
-		mb_buf_consume(c->rx, off);
-		if (mb_buf_len(c->rx) == 0) {
-			mb_buf_destroy(c->rx); /* keep idle users small */
-			c->rx = NULL;
-		}
-	} else if (off < len) {
-		if (!c->rx && mb_buf_create(len - off, &c->rx) != 0) {
-			lost(u);
-			return;
-		}
-		if (mb_buf_append(c->rx, data + off, len - off) != 0)
-			lost(u);
-	}
-}
-
-/* ---- TLS on a connection ------------------------------------------------------ */
-
-/* Keep the run's first TLS error (any loop; once). */
-static void tls_note(struct mb_user *u, struct mb_conn *c)
-{
-	struct mb_engine_shared *es = (struct mb_engine_shared *)ES(u); /* the error slot */
-	if (c->tls && !strcmp(mb_tls_error(c->tls), "no error"))
-		return; /* the socket failed, not TLS */
-	int none = 0;
-	if (!atomic_compare_exchange_strong(&es->tls_err_state, &none, 1))
-		return;
-	snprintf(es->tls_err, sizeof(es->tls_err), "%s: %s", es->cfg.address[c->idx],
-		 c->tls ? mb_tls_error(c->tls) : "cannot start a TLS session (out of memory)");
-	atomic_store(&es->tls_err_state, 2);
-}
-
-static void conn_up(struct mb_user *u, struct mb_conn *c);
-
-/* The handshake failed (or a record was bad): that connection fails. */
-static void tls_failed(struct mb_user *u, struct mb_conn *c)
-{
-	const struct mb_target_ops *ops = OPS(u);
-	tls_note(u, c);
-	if (c->tls_ready) { /* a bad record on an open session */
-		conn_fail(u, c);
-		return;
-	}
-	bool implicit = ES(u)->cfg.tls[c->idx] == MB_TLS_IMPLICIT;
-	if (c->idx == 0 && implicit) {
-		u->sh->st->n.connect_failures++;
-		u->lost = true;
-		close_conn(u);
-		return;
-	}
-	if (implicit) {
-		if (ops->connected)
-			ops->connected(&u->t, c->idx, MB_ETLS);
-	} else if (ops->secured) {
-		ops->secured(&u->t, c->idx, MB_ETLS);
-	}
-	conn_fail(u, c);
-}
-
-/* Send the ciphertext the session has for the peer. */
-static int raw_write(struct mb_conn *c, const void *data, size_t len);
-
-static int tls_flush(struct mb_conn *c)
-{
-	char buf[16384];
-	size_t n;
-	while ((n = mb_tls_out_take(c->tls, buf, sizeof(buf))) > 0) {
-		int rc = raw_write(c, buf, n);
-		if (rc)
-			return rc;
-	}
-	return 0;
-}
-
-/* Start a client session on c and send its ClientHello. */
-static int tls_begin(struct mb_user *u, struct mb_conn *c)
-{
-	const struct mb_engine_shared *es = ES(u);
-	if (!es->tls_ctx)
-		return MB_ETLS;
-	int rc = mb_tls_create(es->tls_ctx, es->tls_host[c->idx], &c->tls);
-	if (rc)
-		return rc;
-	c->tls_ready = false;
-	if (mb_tls_step(c->tls) < 0)
-		return MB_ETLS;
-	return tls_flush(c);
-}
-
-/* Ciphertext from the peer: the handshake, then plaintext to deliver. */
-static void tls_input(struct mb_user *u, struct mb_conn *c, const uint8_t *p, size_t n)
-{
-	struct mb_shard *sh = u->sh;
-	if (mb_tls_feed(c->tls, p, n) != 0) {
-		conn_fail(u, c);
-		return;
-	}
-	if (!c->tls_ready) {
-		int rc = mb_tls_step(c->tls);
-		if (tls_flush(c) != 0) {
-			conn_fail(u, c);
-			return;
-		}
-		if (rc == 0)
-			return;
-		if (rc < 0) {
-			tls_failed(u, c);
-			return;
-		}
-		c->tls_ready = true;
-		if (ES(u)->cfg.tls[c->idx] == MB_TLS_IMPLICIT)
-			conn_up(u, c);
-		else if (OPS(u)->secured)
-			OPS(u)->secured(&u->t, c->idx, 0);
-		if (!conn_alive(u, c))
-			return;
-	}
-	/* the ciphertext is in the session's BIO now: rxbuf takes the plaintext */
-	for (;;) {
-		long m = mb_tls_read(c->tls, sh->rxbuf, sh->rxcap);
-		if (m == 0)
-			break;
-		if (m < 0) {
-			if (m == MB_ETLS)
-				tls_failed(u, c);
-			else
-				conn_fail(u, c); /* close_notify */
-			return;
-		}
-		deliver(u, c, (const uint8_t *)sh->rxbuf, (size_t)m);
-		if (!conn_alive(u, c))
-			return;
-	}
-	if (tls_flush(c) != 0) /* e.g. a TLS 1.3 key update's reply */
-		conn_fail(u, c);
-}
-
-static void read_cb(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
-{
-	struct mb_conn *c = s->data;
-	struct mb_user *u = c->u;
-	if (nread == 0)
-		return;
-	if (nread < 0) {
-		conn_fail(u, c);
-		return;
-	}
-	u->sh->st->n.bytes_received += (uint64_t)nread;
-	if (c->tls)
-		tls_input(u, c, (const uint8_t *)buf->base, (size_t)nread);
-	else
-		deliver(u, c, (const uint8_t *)buf->base, (size_t)nread);
-}
-
-static void connect_cb(uv_connect_t *req, int status)
-{
-	struct mb_conn *c = req->data;
-	struct mb_user *u = c->u;
-	const struct mb_target_ops *ops = OPS(u);
-	free(req);
-	if (u->sh->stopping || c->closing)
-		return;
-	if (c->idx == 0 && u->state != MB_U_CONNECTING)
-		return;
-	if (status < 0) {
-		if (c->idx != 0) {
-			if (ops->connected)
-				ops->connected(&u->t, c->idx, MB_ECLOSED);
-			conn_close(c);
-			return;
-		}
-		u->sh->st->n.connect_failures++;
-		u->lost = true;
-		close_conn(u);
-		return;
-	}
-	uv_tcp_nodelay(&c->tcp, 1);
-	if (uv_read_start((uv_stream_t *)&c->tcp, alloc_cb, read_cb) != 0) {
-		conn_fail(u, c);
-		return;
-	}
-	if (ES(u)->cfg.tls[c->idx] == MB_TLS_IMPLICIT) {
-		/* connected once the handshake is done (tls_input) */
-		if (tls_begin(u, c) != 0)
-			tls_failed(u, c);
-		return;
-	}
-	conn_up(u, c);
-}
-
-/* The connection is up (TCP, and TLS if implicit): tell the driver. */
-static void conn_up(struct mb_user *u, struct mb_conn *c)
-{
-	const struct mb_target_ops *ops = OPS(u);
-	u->t.conn_open |= (uint16_t)(1u << c->idx);
-	if (ops->connected)
-		ops->connected(&u->t, c->idx, 0);
-	if (c->idx == 0 && u->state == MB_U_CONNECTING) {
-		u->state = MB_U_LOGON;
-		start_task(u, MB_TASK_LOGON);
-	}
-}
-
-/* Start a TCP connection to the target's address for c. */
-static int tcp_open(struct mb_user *u, struct mb_conn *c)
-{
-	struct mb_shard *sh = u->sh;
-	uv_connect_t *req = malloc(sizeof(*req));
-	if (!req || uv_tcp_init(&sh->loop, &c->tcp) != 0) {
-		free(req);
-		return MB_ENOMEM;
-	}
-	c->tcp.data = c;
-	c->open = true;
-	c->closing = false;
-	req->data = c;
-	if (uv_tcp_connect(req, &c->tcp, (const struct sockaddr *)&ES(u)->addr[c->idx],
-			   connect_cb) != 0) {
-		free(req);
-		return MB_ECLOSED;
-	}
-	return 0;
 }
 
 static void do_connect(struct mb_user *u)
@@ -500,7 +175,7 @@ static void do_connect(struct mb_user *u)
 		start_task(u, MB_TASK_LOGON);
 		return;
 	}
-	int rc = tcp_open(u, &u->c0);
+	int rc = mb__conn_open(u, &u->c0);
 	if (rc == MB_ENOMEM) {
 		sh->st->n.connect_failures++;
 		schedule_reconnect(u, backoff_delay(u));
@@ -534,6 +209,26 @@ static void conn_due(struct mb_user *u)
 			try_run(u);
 	}
 }
+
+/* ---- what conn.c reports about the mail connection ------------------------------ */
+
+static void ev_up(struct mb_user *u)
+{
+	if (u->state == MB_U_CONNECTING) {
+		u->state = MB_U_LOGON;
+		start_task(u, MB_TASK_LOGON);
+	}
+}
+
+static void ev_connect_failed(struct mb_user *u)
+{
+	u->sh->st->n.connect_failures++;
+	u->lost = true;
+	close_conn(u);
+}
+
+static const struct mb_conn_events user_events = {
+    .up = ev_up, .lost = lost, .connect_failed = ev_connect_failed, .closed = session_closed};
 
 /* ---- actions and tasks: steps through the driver -------------------------------- */
 
@@ -796,6 +491,7 @@ void mb_user_init(struct mb_shard *sh, struct mb_user *u, uint32_t idx, void *pr
 	memset(u, 0, sizeof(*u));
 	u->xc = xc;
 	u->sh = sh;
+	sh->ev = &user_events;
 	u->t.idx = idx;
 	u->t.priv = priv;
 	u->t.shard = sh->drv;
@@ -845,116 +541,14 @@ void mb_user_stop(struct mb_user *u)
 		u->task = MB_TASK_NONE;
 	}
 	for (int i = 1; i < OPS(u)->conns; i++)
-		conn_close(mb_user_conn(u, i));
+		mb__conn_close(mb_user_conn(u, i));
 	if (u->c0.open && !u->c0.closing) {
 		u->state = MB_U_CLOSING;
-		conn_close(&u->c0);
+		mb__conn_close(&u->c0);
 	} else if (!u->c0.open) {
 		u->state = MB_U_STOPPED;
 	}
 	uv_close((uv_handle_t *)&u->timer, NULL);
-}
-
-/* ---- services to drivers (target.h) ----------------------------------------------- */
-
-struct wreq {
-	uv_write_t req;
-	struct mb_conn *c;
-	char data[];
-};
-
-static void write_cb(uv_write_t *req, int status)
-{
-	struct wreq *w = (struct wreq *)req;
-	struct mb_conn *c = w->c;
-	free(w);
-	if (status < 0 && status != UV_ECANCELED) {
-		if (c->idx == 0)
-			lost(c->u);
-		else
-			conn_close(c);
-	}
-}
-
-int mb_target_write(struct mb_tuser *t, int conn, const void *data, size_t len)
-{
-	struct mb_user *u = mb_user_of(t);
-	if (no_io(u)) {
-		u->sh->st->n.bytes_sent += len;
-		return 0;
-	}
-	struct mb_conn *c = mb_user_conn(u, conn);
-	if (!c || !c->open || c->closing)
-		return MB_ECLOSED;
-	if (!c->tls)
-		return raw_write(c, data, len);
-	int rc = mb_tls_write(c->tls, data, len);
-	if (rc == MB_ETLS)
-		tls_note(u, c);
-	return rc ? rc : tls_flush(c);
-}
-
-/* Bytes onto the socket as they are (counted as sent). */
-static int raw_write(struct mb_conn *c, const void *data, size_t len)
-{
-	c->u->sh->st->n.bytes_sent += len;
-	const char *p = data;
-	uv_buf_t b = uv_buf_init((char *)p, (unsigned)len);
-	int n = uv_try_write((uv_stream_t *)&c->tcp, &b, 1);
-	if (n == UV_EAGAIN || n == UV_ENOSYS)
-		n = 0;
-	if (n < 0)
-		return MB_ECLOSED;
-	if ((size_t)n == len)
-		return 0;
-	struct wreq *w = malloc(sizeof(*w) + (len - (size_t)n));
-	if (!w)
-		return MB_ENOMEM;
-	memcpy(w->data, p + n, len - (size_t)n);
-	w->c = c;
-	b = uv_buf_init(w->data, (unsigned)(len - (size_t)n));
-	if (uv_write(&w->req, (uv_stream_t *)&c->tcp, &b, 1, write_cb) != 0) {
-		free(w);
-		return MB_ECLOSED;
-	}
-	return 0;
-}
-
-int mb_target_connect(struct mb_tuser *t, int conn)
-{
-	struct mb_user *u = mb_user_of(t);
-	struct mb_conn *c = mb_user_conn(u, conn);
-	if (conn == 0 || !c || no_io(u))
-		return MB_EINVAL;
-	if (c->open)
-		return MB_EBUSY;
-	return tcp_open(u, c);
-}
-
-int mb_target_tls_mode(const struct mb_tuser *t, int conn)
-{
-	const struct mb_user *u = (const struct mb_user *)t;
-	return conn >= 0 && conn < MB_TARGET_CONNS_MAX ? ES(u)->cfg.tls[conn] : MB_TLS_NONE;
-}
-
-int mb_target_starttls(struct mb_tuser *t, int conn)
-{
-	struct mb_user *u = mb_user_of(t);
-	struct mb_conn *c = mb_user_conn(u, conn);
-	if (!c || no_io(u) || !conn_alive(u, c))
-		return MB_ECLOSED;
-	if (c->tls)
-		return MB_ESTATE;
-	int rc = tls_begin(u, c);
-	if (rc == MB_ETLS && c->tls)
-		tls_note(u, c);
-	return rc;
-}
-
-void mb_target_close(struct mb_tuser *t, int conn)
-{
-	if (conn > 0)
-		conn_close(mb_user_conn(mb_user_of(t), conn));
 }
 
 void mb_target_step_done(struct mb_tuser *t, const struct mb_step_result *res)

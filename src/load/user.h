@@ -1,4 +1,5 @@
-/* user.h: internals of the load engine shared by engine.c and user.c: a
+/* user.h: internals of the load engine shared by engine.c, user.c and
+ * conn.c: a
  * loop shard (one libuv loop, its users, the driver's per-loop state) and
  * a simulated user (a small state machine: one timer for its two
  * deadlines, its connections, the running action's behaviour state).  Nothing here knows a
@@ -110,12 +111,22 @@ struct mb_user {
 	struct mb_behave *bh; /* running action's behaviour state */
 };
 
+/* What conn.c reports about a user's mail connection (connection 0), to
+ * user.c, which owns the user's state: set in the shard by mb_user_init. */
+struct mb_conn_events {
+	void (*up)(struct mb_user *u);		   /* connected (TCP, and implicit TLS) */
+	void (*lost)(struct mb_user *u);	   /* read, write, framing or TLS failure */
+	void (*connect_failed)(struct mb_user *u); /* connect or implicit handshake failed */
+	void (*closed)(struct mb_user *u);	   /* its close completed (close_cb) */
+};
+
 struct mb_shard {
 	uv_loop_t loop;
 	uv_thread_t thread;
 	uv_async_t stop_async;
 	uv_timer_t tick; /* loop lag and publishing */
 	const struct mb_engine_shared *es;
+	const struct mb_conn_events *ev; /* user.c's, for conn.c */
 	int id;
 	struct mb_user *users;
 	char *priv; /* the users' driver state, ops->user_size each */
@@ -173,6 +184,12 @@ void mb_user_begin(struct mb_user *u, double delay_s);
 void mb_user_stop(struct mb_user *u);
 /* The shard's kept behaviour states (shard teardown). */
 void mb_user_pool_free(struct mb_shard *sh);
+
+/* conn.c */
+/* Start a TCP connection to the target's address for c (0, MB_ENOMEM, MB_ECLOSED). */
+int mb__conn_open(struct mb_user *u, struct mb_conn *c);
+/* Close c (TLS close_notify first, best effort); close_cb finishes it. */
+void mb__conn_close(struct mb_conn *c);
 
 /* The user behind a driver's handle (t is the user's first member). */
 static inline struct mb_user *mb_user_of(struct mb_tuser *t) { return (struct mb_user *)t; }

@@ -13,7 +13,7 @@
 
 #include "core/scenario.h"
 #include "report/report.h"
-#include "report/table.h"
+#include "core/table.h"
 
 /* Build the table of sum's actions; sc (NULL: none) gives the profile
  * column; lat, when not NULL, replaces the summary's response times

@@ -62,9 +62,10 @@ void mb_capacity_params_default(struct mb_capacity_params *p)
 	snprintf(p->data_dir, sizeof(p->data_dir), "%s", MB_DEFAULT_DATA_DIR);
 	p->compression = -1;
 	p->from_ue = 8000;
-	p->to_ue = 256000;
+	p->to_ue = 2048000;
 	p->warmup_s = 15;
 	p->measure_s = 30;
+	p->bisect_measure_s = 60;
 	p->max_steps = 12;
 	p->tolerance = 0.10;
 	p->max_time_s = 840;
@@ -263,12 +264,13 @@ static void start_step(struct mb_capacity *c, double ue, const char *phase)
 	c->cur.accel = ue / users;
 	c->cur.ue = ue;
 	c->cur.rpc_ops_expected_per_s = -1;
+	c->cur.measure_s = strcmp(phase, "bisect") ? c->p.measure_s : c->p.bisect_measure_s;
 	c->cur_t0 = mb_now_s();
 	c->preparing = false;
 	c->state = MB_CAP_STEPPING;
 	msg(c, "step %zu (%s): %.0f UE = %d users x accel %.3g, %g s warm-up + %g s measured",
-	    c->nsteps + 1, phase, ue, users, c->cur.accel, c->p.warmup_s, c->p.measure_s);
-	if (run_session(c, users, c->cur.accel, c->p.warmup_s + c->p.measure_s, c->p.warmup_s)) {
+	    c->nsteps + 1, phase, ue, users, c->cur.accel, c->p.warmup_s, c->cur.measure_s);
+	if (run_session(c, users, c->cur.accel, c->p.warmup_s + c->cur.measure_s, c->p.warmup_s)) {
 		c->state = MB_CAP_FAILED;
 		snprintf(c->answer, sizeof(c->answer),
 			 "the search failed: step %zu could not start: %s", c->nsteps + 1,
@@ -505,7 +507,7 @@ static void step_done(struct mb_capacity *c)
 
 	/* the next load */
 	double elapsed = mb_now_s() - c->t0;
-	double step_s = c->p.warmup_s + c->p.measure_s + 10;
+	double step_s = c->p.warmup_s + (c->hi == 0 ? c->p.measure_s : c->p.bisect_measure_s) + 10;
 	if (c->stopped || (int)c->nsteps >= c->p.max_steps ||
 	    (c->p.max_time_s > 0 && elapsed + step_s > c->p.max_time_s)) {
 		finish(c, MB_CAP_DONE);
@@ -560,7 +562,8 @@ int mb_capacity_start(struct mb_capacity *c, const struct mb_capacity_params *p,
 	if (mb_capacity_active(c))
 		return MB_EBUSY;
 	if (!(p->from_ue > 0) || !(p->to_ue >= p->from_ue) || !(p->warmup_s >= 0) ||
-	    !(p->measure_s > 0) || p->max_steps < 1 || !(p->tolerance > 0))
+	    !(p->measure_s > 0) || !(p->bisect_measure_s > 0) || p->max_steps < 1 ||
+	    !(p->tolerance > 0))
 		return MB_EINVAL;
 	int rc = mb_scenario_load(p->scenario, &c->sc, err);
 	if (rc)
@@ -670,18 +673,20 @@ json_t *mb_capacity_json(const struct mb_capacity *c)
 	json_object_set_new(o, "limit", json_pack("{s:s,s:o}", "text", lt, "limits", lims));
 	json_object_set_new(
 	    o, "parameters",
-	    json_pack("{s:s,s:f,s:o,s:f,s:f,s:i,s:f,s:f,s:i,s:f,s:f}", "data", c->p.data_dir,
+	    json_pack("{s:s,s:f,s:o,s:f,s:f,s:i,s:f,s:f,s:f,s:i,s:f,s:f}", "data", c->p.data_dir,
 		      "scale", c->p.scale > 0 ? c->p.scale : c->sc.scale, "compression",
 		      json_boolean(c->p.compression >= 0 ? c->p.compression : c->sc.compression),
 		      "from_ue", c->p.from_ue, "to_ue", c->p.to_ue, "max_users", c->p.max_users,
-		      "warmup_s", c->p.warmup_s, "measure_s", c->p.measure_s, "max_steps",
-		      c->p.max_steps, "tolerance", c->p.tolerance, "max_time_s", c->p.max_time_s));
+		      "warmup_s", c->p.warmup_s, "measure_s", c->p.measure_s, "bisect_measure_s",
+		      c->p.bisect_measure_s, "max_steps", c->p.max_steps, "tolerance",
+		      c->p.tolerance, "max_time_s", c->p.max_time_s));
 	json_t *steps = json_array();
 	for (size_t i = 0; i < c->nsteps; i++) {
 		const struct mb_capacity_step *s = &c->steps[i];
 		json_t *x = json_object();
 		json_object_set_new(x, "step", json_integer((json_int_t)i + 1));
 		json_object_set_new(x, "phase", json_string(s->phase));
+		json_object_set_new(x, "measure_s", json_real(s->measure_s));
 		json_object_set_new(x, "users", json_integer(s->users));
 		json_object_set_new(x, "accel", json_real(s->accel));
 		json_object_set_new(x, "ue", json_real(s->ue));

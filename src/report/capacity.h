@@ -61,19 +61,23 @@ struct mb_capacity_params {
 	double scale;		  /* 0: the scenario's */
 	int compression;	  /* -1: the scenario's */
 	struct mb_capacity_limit limit[MB_CAPACITY_MAX_LIMITS];
-	int nlimits;	   /* 0: score=1000ms */
-	double from_ue;	   /* first load */
-	double to_ue;	   /* largest load tried */
-	int max_users;	   /* 0: the fd budget, at most MB_CAPACITY_CPU_USERS */
-	double warmup_s;   /* per step */
-	double measure_s;  /* per step, after the warm-up */
-	int max_steps;	   /* steps in all (ramp + bisection) */
-	double tolerance;  /* bisect until (hi - lo) / lo <= this */
-	double max_time_s; /* stop stepping after this (0: none) */
+	int nlimits;		 /* 0: score=1000ms */
+	double from_ue;		 /* first load */
+	double to_ue;		 /* largest load tried */
+	int max_users;		 /* 0: the fd budget, at most MB_CAPACITY_CPU_USERS */
+	double warmup_s;	 /* per step */
+	double measure_s;	 /* per ramp step, after the warm-up */
+	double bisect_measure_s; /* per bisection step: the steps that place the
+				  * knee measure longer (a p95 near the limit
+				  * from a short window is mostly noise) */
+	int max_steps;		 /* steps in all (ramp + bisection) */
+	double tolerance;	 /* bisect until (hi - lo) / lo <= this */
+	double max_time_s;	 /* stop stepping after this (0: none) */
 };
 
 struct mb_capacity_step {
-	char phase[8]; /* "ramp" or "bisect" */
+	char phase[8];	  /* "ramp" or "bisect" */
+	double measure_s; /* its measured window */
 	int users;
 	double accel, ue;
 	bool has_score, has_rpc;

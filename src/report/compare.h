@@ -17,7 +17,7 @@
 #define MB_REPORT_COMPARE_H
 
 #include "report/report.h"
-#include "report/table.h"
+#include "core/table.h"
 #include "report/thresholds.h"
 
 struct mb_compare_input {

@@ -13,7 +13,7 @@
 #include "core/scenario.h"
 #include "report/report.h"
 #include "report/runcmp.h"
-#include "report/table.h"
+#include "core/table.h"
 
 enum doc_kind { DOC_RUN, DOC_CAPACITY, DOC_STORAGE };
 

@@ -8,7 +8,6 @@ src_report_libmbreport_a_SOURCES = \
 	src/report/series.c src/report/series.h \
 	src/report/thresholds.c src/report/thresholds.h \
 	src/report/report.c src/report/report.h \
-	src/report/table.c src/report/table.h \
 	src/report/stortable.c src/report/stortable.h \
 	src/report/cmd_storage_test.c src/report/sttest_out.c src/report/sttest_int.h \
 	src/report/compare.c src/report/compare.h \

@@ -358,60 +358,12 @@ json_t *mb_runcmp_json(const struct mb_runcmp_input *in)
 	return o;
 }
 
-static void csv_field(FILE *f, const char *s)
+/* A row's counter key where it has one (NULL: its label). */
+static const char *row_key(const struct mb_table *t, int row, void *arg)
 {
-	if (strpbrk(s, ",\"\n")) {
-		fputc('"', f);
-		for (; *s; s++) {
-			if (*s == '"')
-				fputc('"', f);
-			fputc(*s, f);
-		}
-		fputc('"', f);
-	} else {
-		fputs(s, f);
-	}
+	(void)arg;
+	int tag = mb_table_tag(t, row);
+	return tag >= 1000 ? x_key[tag - 1000] : tag >= 0 ? mb_counters[tag].key : NULL;
 }
 
-int mb_runcmp_csv(const struct mb_table *t, FILE *f)
-{
-	fputs("row", f);
-	for (int c = 0; c < mb_table_cols(t); c++) {
-		fputc(',', f);
-		csv_field(f, mb_table_heading(t, c, false));
-	}
-	fputc('\n', f);
-	for (int r = 0; r < mb_table_rows(t); r++) {
-		if (mb_table_row_style(t, r) == MB_ROW_SEPARATOR)
-			continue;
-		/* the row's counter key where it has one, else its label */
-		int tag = mb_table_tag(t, r);
-		const char *key = tag >= 1000 ? x_key[tag - 1000]
-				  : tag >= 0  ? mb_counters[tag].key
-					      : NULL;
-		char label[96];
-		if (!key) {
-			snprintf(label, sizeof(label), "%s", mb_table_row_label(t, r));
-			for (char *p = label; *p; p++)
-				if (*p == ' ')
-					*p = '_';
-			key = label;
-		}
-		csv_field(f, key);
-		for (int c = 0; c < mb_table_cols(t); c++) {
-			fputc(',', f);
-			/* numbers without thousands separators */
-			char cell[MB_TABLE_CELL_MAX], *d = cell;
-			const char *s = mb_table_cell(t, r, c);
-			bool numeric =
-			    s && (s[0] == '-' || s[0] == '+' || (s[0] >= '0' && s[0] <= '9'));
-			for (; s && *s && d < cell + sizeof(cell) - 1; s++)
-				if (!(numeric && *s == ','))
-					*d++ = *s;
-			*d = '\0';
-			csv_field(f, cell);
-		}
-		fputc('\n', f);
-	}
-	return ferror(f) ? MB_EIO : 0;
-}
+int mb_runcmp_csv(const struct mb_table *t, FILE *f) { return mb_table_csv(t, f, row_key, NULL); }

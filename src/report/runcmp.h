@@ -22,7 +22,7 @@
 #include <stddef.h>
 
 #include "report/report.h"
-#include "report/table.h"
+#include "core/table.h"
 
 /* Columns: published (when sc), runs, differences; so at most this many
  * runs fit beside the published columns. */

@@ -24,7 +24,7 @@
 #include <stddef.h>
 
 #include "core/scenario.h"
-#include "report/table.h"
+#include "core/table.h"
 #include "report/thresholds.h"
 
 /* The measures of a series, in table order. */

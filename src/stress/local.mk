@@ -7,7 +7,7 @@ src_stress_libmbstress_a_SOURCES = \
 	src/stress/runner.c src/stress/runner.h \
 	src/stress/files.c src/stress/files.h \
 	src/stress/iomode.c src/stress/iomode.h \
-	src/stress/txnmode.c src/stress/txnmode.h src/stress/watchvfs.c src/stress/watchvfs.h
+	src/stress/txnmode.c src/stress/txnmode.h src/stress/txnmode_int.h src/stress/txnrec.c src/stress/watchvfs.c src/stress/watchvfs.h
 
 MB_UNIT_TESTS += tests/unit/test_stress tests/unit/test_watchvfs
 

@@ -1,10 +1,13 @@
-/* txnmode.c: transactions mode, database checksum pass and soft recovery
- * over the engine's storage group (see txnmode.h).
+/* txnmode.c: transactions mode over the engine's storage group (see
+ * txnmode.h): the test databases (created, filled, reused), the worker's
+ * transactions and the accounting; the checksum pass and soft recovery
+ * are txnrec.c's.
  * Invariants: a database handle is used under its mutex only (the engine's
  * one-thread-per-handle rule); ready.json is written only after the
  * databases are filled and checkpointed; every figure comes from the
  * engine's own I/O layer and log. */
 #include "stress/txnmode.h"
+#include "stress/txnmode_int.h"
 #include "core/content.h"
 #include "core/error.h"
 #include "core/hist.h"
@@ -31,41 +34,13 @@
 #define FILL_TXN_BYTES (256u << 10)
 #define KEY_SCALE (1ull << 32)
 
-struct tdb {
-	pthread_mutex_t mu;
-	struct mb_db *db;
-	struct mb_tree *tree;
-	struct mb_cursor *cur;
-	char path[4200];
-	uint64_t keys; /* initial records: keys 0, STRIDE, 2*STRIDE, ... */
-};
-
-struct mb_txnmode {
-	struct mb_txnmode_cfg cfg;
-	char dir[4096];
-	char log_dir[4096];
-	bool has_log_dir;
-	struct mb_watchvfs *watch;
-	struct mb_io *io;
-	struct mb_sg *sg;
-	struct tdb db[MB_TXN_MAX_DBS];
-	bool reused;
-	/* accounting */
-	struct mb_stress_slot *engine_slot; /* async commit failures */
-	struct mb_hist *tmp;
-	struct mb_io_stats prev;
-	struct mb_cache_stats prev_cache;
-	atomic_uint_fast64_t async_fail;
-	uint64_t async_fail_seen;
-};
-
 struct tstate {
 	struct mb_stress_thread t; /* slot, rng, generator, text pool */
 	struct mb_txnmode *m;
 	struct mb_val val;
 };
 
-static void sg_options(const struct mb_txnmode *m, struct mb_sg_options *o, bool create)
+void mb__txn_sg_options(const struct mb_txnmode *m, struct mb_sg_options *o, bool create)
 {
 	mb_sg_options_init(o);
 	o->dir = m->dir;
@@ -111,7 +86,7 @@ static const char *log_dir_name(const struct mb_txnmode *m)
 }
 
 /* Keys per database from a matching marker, or false. */
-static bool marker_read(struct mb_txnmode *m)
+bool mb__txn_marker_read(struct mb_txnmode *m)
 {
 	json_t *j = mb_stress_marker_load(m->dir);
 	if (!j)
@@ -161,7 +136,7 @@ static void close_dbs(struct mb_txnmode *m)
 	}
 }
 
-static int open_dbs(struct mb_txnmode *m, bool create, char *msg, size_t len)
+int mb__txn_open_dbs(struct mb_txnmode *m, bool create, char *msg, size_t len)
 {
 	for (unsigned d = 0; d < m->cfg.databases; d++) {
 		struct tdb *t = &m->db[d];
@@ -320,7 +295,7 @@ static int fill_all(struct mb_txnmode *m, char *msg, size_t len)
 	return rc;
 }
 
-static void free_m(struct mb_txnmode *m)
+void mb__txn_free(struct mb_txnmode *m)
 {
 	close_dbs(m);
 	if (m->sg)
@@ -334,7 +309,7 @@ static void free_m(struct mb_txnmode *m)
 	free(m);
 }
 
-static int init_m(const struct mb_txnmode_cfg *cfg, struct mb_txnmode **out, char *msg, size_t len)
+int mb__txn_init(const struct mb_txnmode_cfg *cfg, struct mb_txnmode **out, char *msg, size_t len)
 {
 	*out = NULL;
 	if (cfg->databases < 1 || cfg->databases > MB_TXN_MAX_DBS ||
@@ -366,7 +341,7 @@ static int init_m(const struct mb_txnmode_cfg *cfg, struct mb_txnmode **out, cha
 		    (m->has_log_dir && (rc = mb_stress_mkdirs(m->log_dir)))))
 		snprintf(msg, len, "creating %s: %s", m->dir, mb_strerror(rc));
 	if (rc) {
-		free_m(m);
+		mb__txn_free(m);
 		return rc;
 	}
 	*out = m;
@@ -378,15 +353,15 @@ int mb_txnmode_open(const struct mb_txnmode_cfg *cfg, struct mb_txnmode **out, c
 {
 	msg[0] = '\0';
 	struct mb_txnmode *m;
-	int rc = init_m(cfg, &m, msg, len);
+	int rc = mb__txn_init(cfg, &m, msg, len);
 	if (rc)
 		return rc;
 	struct mb_sg_options o;
-	if (marker_read(m)) {
-		sg_options(m, &o, false);
+	if (mb__txn_marker_read(m)) {
+		mb__txn_sg_options(m, &o, false);
 		rc = mb_sg_open(&o, &m->sg);
 		if (!rc)
-			rc = open_dbs(m, false, msg, len);
+			rc = mb__txn_open_dbs(m, false, msg, len);
 		if (!rc) {
 			m->reused = true;
 			*out = m;
@@ -394,7 +369,7 @@ int mb_txnmode_open(const struct mb_txnmode_cfg *cfg, struct mb_txnmode **out, c
 		}
 		if (rc == MB_EBUSY) {
 			snprintf(msg, len, "%s is in use by another process", m->dir);
-			free_m(m);
+			mb__txn_free(m);
 			return rc;
 		}
 		/* present but not usable: start over */
@@ -408,18 +383,18 @@ int mb_txnmode_open(const struct mb_txnmode_cfg *cfg, struct mb_txnmode **out, c
 	snprintf(mp, sizeof(mp), "%s/ready.json", m->dir);
 	unlink(mp); /* first: the marker never outlives what it vouches for */
 	wipe_group(m);
-	sg_options(m, &o, true);
+	mb__txn_sg_options(m, &o, true);
 	if ((rc = mb_sg_open(&o, &m->sg))) {
 		snprintf(msg, len, "%s: opening the storage group: %s", m->dir, mb_strerror(rc));
-		free_m(m);
+		mb__txn_free(m);
 		return rc;
 	}
-	if ((rc = open_dbs(m, true, msg, len)) || (rc = fill_all(m, msg, len)) ||
+	if ((rc = mb__txn_open_dbs(m, true, msg, len)) || (rc = fill_all(m, msg, len)) ||
 	    (rc = marker_write(m))) {
 		if (!msg[0])
 			snprintf(msg, len, "%s: creating the test databases: %s", m->dir,
 				 mb_strerror(rc));
-		free_m(m);
+		mb__txn_free(m);
 		return rc;
 	}
 	*out = m;
@@ -438,7 +413,7 @@ int mb_txnmode_close(struct mb_txnmode *m)
 			rc = r2;
 		m->sg = NULL;
 	}
-	free_m(m);
+	mb__txn_free(m);
 	return rc;
 }
 
@@ -661,195 +636,4 @@ void mb_txnmode_worker(struct mb_txnmode *m, struct mb_stress_worker *out)
 	out->step = t_step;
 	out->thread_stop = t_stop;
 	out->aux_step = NULL;
-}
-
-/* ---- checksum pass ---- */
-
-struct chk_arg {
-	struct mb_stress_slot *slot;
-	const char *path;
-};
-
-static void chk_cb(void *arg, const char *msg)
-{
-	struct chk_arg *a = arg;
-	mb_stress_slot_error(a->slot, a->path, UINT64_MAX, MB_ECORRUPT, msg);
-}
-
-int mb_txnmode_checksum(struct mb_txnmode *m, struct mb_stress_slot *slot, uint64_t *pages,
-			uint64_t *bytes, double *seconds)
-{
-	struct mb_check_report rep;
-	memset(&rep, 0, sizeof(rep));
-	uint64_t t0 = mb_stress_now_ns();
-	int first = 0;
-	for (unsigned d = 0; d < m->cfg.databases; d++) {
-		struct chk_arg a = {slot, m->db[d].path};
-		int rc = mb_db_check(m->db[d].db, chk_cb, &a, &rep);
-		if (rc && rc != MB_ECORRUPT)
-			mb_stress_slot_error(slot, m->db[d].path, UINT64_MAX, rc,
-					     "the check could not run");
-		if (rc && !first)
-			first = rc;
-	}
-	*seconds = (double)(mb_stress_now_ns() - t0) / 1e9;
-	/* the check reads every page of each file; rep.bytes is their size */
-	*bytes = rep.bytes;
-	*pages = rep.bytes / m->cfg.page_size;
-	return first;
-}
-
-/* ---- soft recovery ---- */
-
-struct child_report {
-	int rc;
-	uint64_t log_bytes;
-	double generate_s;
-	char msg[1024];
-};
-
-static int child_generate(const struct mb_txnmode_cfg *cfg, int threads, unsigned segments,
-			  struct child_report *rep)
-{
-	struct mb_txnmode *m;
-	int rc = init_m(cfg, &m, rep->msg, sizeof(rep->msg));
-	if (rc)
-		return rc;
-	if (!marker_read(m)) {
-		snprintf(rep->msg, sizeof(rep->msg), "%.900s: no test databases", m->dir);
-		free_m(m);
-		return MB_ENOTFOUND;
-	}
-	struct mb_sg_options o;
-	sg_options(m, &o, false);
-	o.checkpoint_bytes = UINT64_MAX; /* no automatic checkpoint */
-	if ((rc = mb_sg_open(&o, &m->sg)) ||
-	    (rc = open_dbs(m, false, rep->msg, sizeof(rep->msg)))) {
-		if (!rep->msg[0])
-			snprintf(rep->msg, sizeof(rep->msg), "%.900s: %s", m->dir, mb_strerror(rc));
-		return rc; /* the process exits: nothing to release */
-	}
-	struct mb_stress_acct *acct;
-	if ((rc = mb_stress_acct_create(&acct)))
-		return rc;
-	struct mb_sg_stats s0;
-	mb_sg_stats_get(m->sg, &s0);
-	uint64_t target = (uint64_t)segments * MB_LOG_SEGMENT_SIZE;
-	struct mb_stress_worker w;
-	mb_txnmode_worker(m, &w);
-	/* run short phases until the log holds enough */
-	uint64_t t0 = mb_stress_now_ns();
-	for (int i = 0; i < 18000; i++) {
-		struct mb_stress_window *win;
-		double secs;
-		if ((rc = mb_stress_window_create(&win)))
-			return rc;
-		rc = mb_stress_run_phase(&w, acct, threads, 0, 0.2, NULL, NULL, win, &secs);
-		mb_stress_window_destroy(win);
-		if (!rc && mb_stress_acct_errors(acct))
-			rc = MB_EIO;
-		if (rc) {
-			mb_stress_acct_first_error(acct, rep->msg, sizeof(rep->msg), NULL, 0, NULL);
-			return rc;
-		}
-		if ((rc = mb_sg_flush(m->sg)))
-			return rc;
-		struct mb_sg_stats s;
-		mb_sg_stats_get(m->sg, &s);
-		if (s.checkpoint_depth >= target)
-			break;
-	}
-	struct mb_sg_stats s;
-	mb_sg_stats_get(m->sg, &s);
-	rep->generate_s = (double)(mb_stress_now_ns() - t0) / 1e9;
-	rep->log_bytes = s.checkpoint_depth;
-	if (s.checkpoint_depth < target) {
-		snprintf(rep->msg, sizeof(rep->msg), "the log reached only %llu bytes",
-			 (unsigned long long)s.checkpoint_depth);
-		return MB_ETIMEDOUT;
-	}
-	return 0;
-}
-
-int mb_txnmode_soft_recovery(const struct mb_txnmode_cfg *cfg, int threads, unsigned segments,
-			     struct mb_softrec *out, char *msg, size_t len)
-{
-	memset(out, 0, sizeof(*out));
-	msg[0] = '\0';
-	int fds[2];
-	if (pipe(fds))
-		return MB_ESYS;
-	fflush(NULL);
-	pid_t pid = fork();
-	if (pid < 0) {
-		close(fds[0]);
-		close(fds[1]);
-		return MB_ESYS;
-	}
-	if (pid == 0) {
-		close(fds[0]);
-		struct child_report rep;
-		memset(&rep, 0, sizeof(rep));
-		rep.rc = child_generate(cfg, threads, segments, &rep);
-		if (rep.rc && !rep.msg[0])
-			snprintf(rep.msg, sizeof(rep.msg), "%s", mb_strerror(rep.rc));
-		ssize_t n = write(fds[1], &rep, sizeof(rep));
-		/* no close, no checkpoint: the group is left as a crash leaves it */
-		_exit(n == (ssize_t)sizeof(rep) ? 0 : 3);
-	}
-	close(fds[1]);
-	struct child_report rep;
-	memset(&rep, 0, sizeof(rep));
-	size_t got = 0;
-	while (got < sizeof(rep)) {
-		ssize_t n = read(fds[0], (char *)&rep + got, sizeof(rep) - got);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		got += (size_t)n;
-	}
-	close(fds[0]);
-	int status = 0;
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	if (got != sizeof(rep)) {
-		snprintf(msg, len, "the log-generating process ended without a report");
-		return MB_ECHILD;
-	}
-	if (rep.rc) {
-		snprintf(msg, len, "generating the log: %s", rep.msg);
-		return rep.rc;
-	}
-	struct mb_txnmode *m;
-	int rc = init_m(cfg, &m, msg, len);
-	if (rc)
-		return rc;
-	struct mb_sg_options o;
-	sg_options(m, &o, false);
-	uint64_t t0 = mb_stress_now_ns();
-	rc = mb_sg_open(&o, &m->sg);
-	uint64_t t1 = mb_stress_now_ns();
-	if (rc) {
-		snprintf(msg, len, "%s: recovery failed: %s", m->dir, mb_strerror(rc));
-		free_m(m);
-		return rc;
-	}
-	struct mb_sg_stats s;
-	mb_sg_stats_get(m->sg, &s);
-	out->segments = (unsigned)((rep.log_bytes + MB_LOG_SEGMENT_SIZE - 1) / MB_LOG_SEGMENT_SIZE);
-	out->log_bytes = rep.log_bytes;
-	out->records = s.recovered_records;
-	out->generate_s = rep.generate_s;
-	out->replay_s = (double)(t1 - t0) / 1e9;
-	if (out->replay_s > 0) {
-		out->segments_per_s = (double)rep.log_bytes / MB_LOG_SEGMENT_SIZE / out->replay_s;
-		out->mb_per_s = (double)rep.log_bytes / 1048576.0 / out->replay_s;
-	}
-	rc = mb_sg_close(m->sg);
-	m->sg = NULL;
-	if (rc)
-		snprintf(msg, len, "%s: closing after recovery: %s", m->dir, mb_strerror(rc));
-	free_m(m);
-	return rc;
 }

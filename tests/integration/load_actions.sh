@@ -51,7 +51,7 @@ expect_done() {
 # the row is "label... scheduled done failed late cut p50 p95 p99"
 expect_accounted() {
 	awk '/^action /{on=1; next} /^LoadSim score/{on=0}
-	     on { s=$(NF-7); d=$(NF-6); f=$(NF-5); c=$(NF-3); n++
+	     on && NF >= 9 && $(NF-7) ~ /^[0-9]+$/ { s=$(NF-7); d=$(NF-6); f=$(NF-5); c=$(NF-3); n++
 		  if (s != d + f + c) { print "unaccounted: " $0; bad=1 } }
 	     END { exit (bad || n == 0) }' "$T/$1.out" || fail "$1: actions not accounted for"
 }

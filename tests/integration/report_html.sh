@@ -44,11 +44,13 @@ for comp in off on; do
 		>/dev/null || fail "$comp.json has no latency percentiles over time"
 done
 timeout 600 "$MAILBENCH" capacity -s online --scale 0.01 --data "$T/data" --from 400 \
-	--to 3200 --max-users 20 --warmup 3 --measure 5 --max-steps 4 --json "$T/cap.json" \
+	--to 3200 --max-users 20 --warmup 3 --measure 5 --bisect-measure 8 --max-steps 4 \
+	--json "$T/cap.json" \
 	>"$T/cap.out" 2>"$T/cap.err" || fail "capacity search (exit $?)"
 # two steps at least, unless the first already found the load engine
 # saturated (a loaded machine): then the search rightly stops there
-jq -e '.schema == "mailbench-capacity/1" and
+jq -e '.schema == "mailbench-capacity/1" and .parameters.bisect_measure_s == 8 and
+	all(.steps[]; .measure_s == (if .phase == "bisect" then 8 else 5 end)) and
 	((.steps | length >= 2) or ((.steps | length) == 1 and .steps[0].saturated))' "$T/cap.json" \
 	>/dev/null || fail "capacity JSON"
 

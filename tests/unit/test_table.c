@@ -23,7 +23,7 @@
 #include "report/norm.h"
 #include "report/report.h"
 #include "report/stortable.h"
-#include "report/table.h"
+#include "core/table.h"
 
 static void test_format_number(void **state)
 {

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "report/acttable.h"
-#include "report/table.h"
+#include "core/table.h"
 #include "ui/console.h"
 #include "ui/term.h"
 

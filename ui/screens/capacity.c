@@ -46,6 +46,7 @@ static void cap_params(struct mb_console *c, struct mb_capacity_params *p)
 	p->to_ue = p->from_ue * 16;
 	p->warmup_s = windows[c->cap_window % NWINDOWS][0];
 	p->measure_s = windows[c->cap_window % NWINDOWS][1];
+	p->bisect_measure_s = 2 * p->measure_s; /* as the command's defaults */
 }
 
 static void save_json(struct mb_console *c)
@@ -301,11 +302,11 @@ void mb_capscreen_draw(struct mb_console *c, int top, int h)
 	bool active = c->cap && mb_capacity_active(c->cap);
 	snprintf(line, sizeof(line),
 		 "capacity search %s | limit %s | %.0f -> %.0f UE, real users <= %d | step %g s "
-		 "warm-up + %g s measured",
+		 "warm-up + %g s measured (bisection %g s)",
 		 active	  ? mb_capacity_state_str(mb_capacity_state(c->cap))
 		 : c->cap ? mb_capacity_state_str(mb_capacity_state(c->cap))
 			  : "idle",
-		 lt, p.from_ue, p.to_ue, p.max_users, p.warmup_s, p.measure_s);
+		 lt, p.from_ue, p.to_ue, p.max_users, p.warmup_s, p.measure_s, p.bisect_measure_s);
 	mb_w_text(top, 0, COLS, active ? MB_ST_LIVE : MB_ST_HEAD, line);
 	size_t n = c->cap ? mb_capacity_step_count(c->cap) : 0;
 	int list = n > 6 ? 7 : (int)n + 1;

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "report/compare.h"
-#include "report/table.h"
+#include "core/table.h"
 #include "ui/console.h"
 #include "ui/sgstate.h"
 #include "ui/term.h"

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/table.h"
+#include "core/table.h"
 #include "ui/console.h"
 #include "ui/pins.h"
 #include "ui/term.h"

@@ -15,7 +15,7 @@
 #include "core/error.h"
 #include "core/options.h"
 #include "report/stortable.h"
-#include "report/table.h"
+#include "core/table.h"
 #include "ui/console.h"
 #include "ui/storcols.h"
 #include "ui/term.h"

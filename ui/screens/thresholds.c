@@ -11,7 +11,7 @@
 
 #include "core/error.h"
 #include "core/options.h"
-#include "report/table.h"
+#include "core/table.h"
 #include "ui/console.h"
 #include "ui/term.h"
 

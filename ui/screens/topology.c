@@ -15,7 +15,7 @@
 #include <time.h>
 
 #include "core/topology.h"
-#include "report/table.h"
+#include "core/table.h"
 #include "ui/console.h"
 #include "ui/term.h"
 

@@ -13,6 +13,27 @@
 #include "core/error.h"
 #include "load/drivers/imap_int.h"
 
+/* The first phase of a step on folder f: SELECT it unless it is the
+ * selected folder.  false with *rc what to return (SELECT sent, or the
+ * folder is not there); true once f is selected (go on in phase 1). */
+static bool select_unless_selected(struct mb_tuser *u, struct imap_user *iu, int f, int ok, int *rc)
+{
+	if (iu->phase == 0) {
+		iu->phase = 1;
+		if (iu->selected != f) {
+			*rc = mb__imap_select_folder(u, f);
+			return false;
+		}
+		ok = 1;
+	}
+	if (!ok) {
+		*rc = MB_ENOTFOUND;
+		return false;
+	}
+	iu->selected = f;
+	return true;
+}
+
 /* Start (phase 0) or continue a step after the tagged reply of its last
  * command (ok: the reply was OK).  Returns 0, or < 0 to fail the step. */
 int mb__imap_step_next(struct mb_tuser *u, int ok, const struct mb_imap_resp *r)
@@ -20,6 +41,7 @@ int mb__imap_step_next(struct mb_tuser *u, int ok, const struct mb_imap_resp *r)
 	struct imap_user *iu = u->priv;
 	const struct mb_step *s = &iu->s;
 	char set[4096], name[64];
+	int sel = 0; /* what a SELECT phase returns */
 	(void)r;
 	switch (s->kind) {
 	case MB_STEP_LIST_FOLDER:
@@ -28,17 +50,11 @@ int mb__imap_step_next(struct mb_tuser *u, int ok, const struct mb_imap_resp *r)
 		int f = s->kind == MB_STEP_CALENDAR_RANGE  ? MB_FOLDER_CALENDAR
 			: s->kind == MB_STEP_LIST_CONTACTS ? MB_FOLDER_CONTACTS
 							   : s->folder;
-		if (iu->phase == 0) {
+		if (iu->phase == 0)
 			iu->n = 0;
-			iu->phase = 1;
-			if (iu->selected != f)
-				return mb__imap_select_folder(u, f);
-			ok = 1;
-		}
-		if (iu->phase == 1) {
-			if (!ok)
-				return MB_ENOTFOUND;
-			iu->selected = f;
+		if (iu->phase <= 1) {
+			if (!select_unless_selected(u, iu, f, ok, &sel))
+				return sel;
 			iu->count = iu->exists;
 			iu->phase = 2;
 			if (!iu->exists) {
@@ -71,16 +87,9 @@ int mb__imap_step_next(struct mb_tuser *u, int ok, const struct mb_imap_resp *r)
 	case MB_STEP_READ:
 	case MB_STEP_OPEN_ATTACHMENT: {
 		int f = (int)(s->item >> 32);
-		if (iu->phase == 0) {
-			iu->phase = 1;
-			if (iu->selected != f)
-				return mb__imap_select_folder(u, f);
-			ok = 1;
-		}
-		if (iu->phase == 1) {
-			if (!ok)
-				return MB_ENOTFOUND;
-			iu->selected = f;
+		if (iu->phase <= 1) {
+			if (!select_unless_selected(u, iu, f, ok, &sel))
+				return sel;
 			iu->phase = 2;
 			/* BODY[] sets \Seen on the server: the read and the mark in one */
 			return mb__imap_cmd(u, OP_FETCH, "UID FETCH %u (%s)", (uint32_t)s->item,
@@ -104,16 +113,9 @@ int mb__imap_step_next(struct mb_tuser *u, int ok, const struct mb_imap_resp *r)
 		return ok ? 1 : MB_EPROTO;
 	case MB_STEP_MOVE:
 		/* ids -> Deleted Items, more -> dst; the folder of the ids selected */
-		if (iu->phase == 0) {
-			iu->phase = 1;
-			if (iu->selected != s->folder)
-				return mb__imap_select_folder(u, s->folder);
-			ok = 1;
-		}
-		if (iu->phase == 1) {
-			if (!ok)
-				return MB_ENOTFOUND;
-			iu->selected = s->folder;
+		if (iu->phase <= 1) {
+			if (!select_unless_selected(u, iu, s->folder, ok, &sel))
+				return sel;
 			iu->phase = 2;
 			if (iu->nids) {
 				mb__imap_uidset(iu->ids, iu->nids, set, sizeof(set));
@@ -135,16 +137,9 @@ int mb__imap_step_next(struct mb_tuser *u, int ok, const struct mb_imap_resp *r)
 		}
 		return ok ? 1 : MB_EPROTO;
 	case MB_STEP_DELETE:
-		if (iu->phase == 0) {
-			iu->phase = 1;
-			if (iu->selected != s->folder)
-				return mb__imap_select_folder(u, s->folder);
-			ok = 1;
-		}
-		if (iu->phase == 1) {
-			if (!ok)
-				return MB_ENOTFOUND;
-			iu->selected = s->folder;
+		if (iu->phase <= 1) {
+			if (!select_unless_selected(u, iu, s->folder, ok, &sel))
+				return sel;
 			if (!iu->nids)
 				return 1;
 			for (int i = 0; i < iu->nids; i++) {

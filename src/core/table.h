@@ -1,5 +1,6 @@
-/* table.h: a text table with a label column, shared by the console and
- * `mailbench run` (one formatting code, two outputs).
+/* table.h: a text table with a label column: the one table model that the
+ * console, `run`, `load`, `storage-test` and `compare` build and print
+ * (text here; CSV by mb_table_csv; JSON writers walk the same cells).
  *
  * Cells are strings; rows are header rows (text, e.g. server platform),
  * separators or counter rows carrying a verdict (for colour).  Layout fits
@@ -17,7 +18,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "report/thresholds.h"
+#include "core/threshold.h" /* enum mb_verdict */
 
 #define MB_TABLE_MAX_COLS 24
 #define MB_TABLE_CELL_MAX 64
@@ -69,5 +70,12 @@ int mb_table_col_offset(const struct mb_table_layout *l, int shown_index);
 /* The whole table as text: heading, rule, rows, then the legend of long
  * headings of the shown columns. */
 void mb_table_print(const struct mb_table *t, FILE *f, int width);
+/* The table as CSV (RFC 4180 quoting): a heading line ("row", then the
+ * columns' short headings), then one line per row that is not a
+ * separator: its key, then its cells, numbers without thousands
+ * separators.  key (NULL: the label with '_' for ' ') names a row from
+ * its tag.  0 or MB_EIO. */
+int mb_table_csv(const struct mb_table *t, FILE *f,
+		 const char *(*key)(const struct mb_table *t, int row, void *arg), void *arg);
 
 #endif

@@ -1,7 +1,8 @@
 /* table.c: text table layout and formatting (see table.h).
  * Invariant: formatted lines have exactly layout.total_w characters. */
-#include "report/table.h"
+#include "core/table.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -360,4 +361,58 @@ void mb_table_print(const struct mb_table *t, FILE *f, int width)
 		else
 			fprintf(f, "%s: %s\n", t->shortname[c], t->longname[c]);
 	}
+}
+
+static void csv_field(FILE *f, const char *s)
+{
+	if (strpbrk(s, ",\"\n")) {
+		fputc('"', f);
+		for (; *s; s++) {
+			if (*s == '"')
+				fputc('"', f);
+			fputc(*s, f);
+		}
+		fputc('"', f);
+	} else {
+		fputs(s, f);
+	}
+}
+
+int mb_table_csv(const struct mb_table *t, FILE *f,
+		 const char *(*key)(const struct mb_table *t, int row, void *arg), void *arg)
+{
+	fputs("row", f);
+	for (int c = 0; c < t->ncols; c++) {
+		fputc(',', f);
+		csv_field(f, t->shortname[c]);
+	}
+	fputc('\n', f);
+	for (int r = 0; r < t->nrows; r++) {
+		if (t->rows[r].style == MB_ROW_SEPARATOR)
+			continue;
+		const char *k = key ? key(t, r, arg) : NULL;
+		char label[96];
+		if (!k) {
+			snprintf(label, sizeof(label), "%s", t->rows[r].label);
+			for (char *p = label; *p; p++)
+				if (*p == ' ')
+					*p = '_';
+			k = label;
+		}
+		csv_field(f, k);
+		for (int c = 0; c < t->ncols; c++) {
+			fputc(',', f);
+			char cell[MB_TABLE_CELL_MAX], *d = cell;
+			const char *s = t->rows[r].cells[c].s;
+			bool numeric =
+			    s && (s[0] == '-' || s[0] == '+' || (s[0] >= '0' && s[0] <= '9'));
+			for (; s && *s && d < cell + sizeof(cell) - 1; s++)
+				if (!(numeric && *s == ','))
+					*d++ = *s;
+			*d = '\0';
+			csv_field(f, cell);
+		}
+		fputc('\n', f);
+	}
+	return ferror(f) ? MB_EIO : 0;
 }
