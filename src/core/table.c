@@ -404,9 +404,8 @@ int mb_table_csv(const struct mb_table *t, FILE *f,
 			fputc(',', f);
 			char cell[MB_TABLE_CELL_MAX], *d = cell;
 			const char *s = t->rows[r].cells[c].s;
-			bool numeric =
-			    s && (s[0] == '-' || s[0] == '+' || (s[0] >= '0' && s[0] <= '9'));
-			for (; s && *s && d < cell + sizeof(cell) - 1; s++)
+			bool numeric = s[0] == '-' || s[0] == '+' || (s[0] >= '0' && s[0] <= '9');
+			for (; *s && d < cell + sizeof(cell) - 1; s++)
 				if (!(numeric && *s == ','))
 					*d++ = *s;
 			*d = '\0';

@@ -35,10 +35,6 @@
 #include "core/error.h"
 #include "load/user.h"
 
-static const struct mb_engine_shared *ES(const struct mb_user *u) { return u->sh->es; }
-static const struct mb_target_ops *OPS(const struct mb_user *u) { return u->sh->es->ops; }
-static bool no_io(const struct mb_user *u) { return (OPS(u)->flags & MB_TARGET_F_NO_IO) != 0; }
-
 static int tls_flush(struct mb_conn *c);
 
 static void close_cb(uv_handle_t *h)
@@ -57,8 +53,8 @@ static void close_cb(uv_handle_t *h)
 		return;
 	}
 	u->t.conn_open &= (uint16_t) ~(1u << c->idx);
-	if (OPS(u)->disconnected && !u->sh->stopping)
-		OPS(u)->disconnected(&u->t, c->idx);
+	if (mb_user_ops(u)->disconnected && !u->sh->stopping)
+		mb_user_ops(u)->disconnected(&u->t, c->idx);
 }
 
 void mb__conn_close(struct mb_conn *c)
@@ -99,7 +95,7 @@ static void conn_fail(struct mb_user *u, struct mb_conn *c)
 /* Frame and hand over plaintext bytes (as read, or out of TLS). */
 static void deliver(struct mb_user *u, struct mb_conn *c, const uint8_t *data, size_t len)
 {
-	const struct mb_target_ops *ops = OPS(u);
+	const struct mb_target_ops *ops = mb_user_ops(u);
 	bool from_rx = false;
 	if (c->rx && mb_buf_len(c->rx) > 0) {
 		if (mb_buf_append(c->rx, data, len) != 0) {
@@ -148,7 +144,7 @@ static void deliver(struct mb_user *u, struct mb_conn *c, const uint8_t *data, s
 /* Keep the run's first TLS error (any loop; once). */
 static void tls_note(struct mb_user *u, struct mb_conn *c)
 {
-	struct mb_engine_shared *es = (struct mb_engine_shared *)ES(u); /* the error slot */
+	struct mb_engine_shared *es = (struct mb_engine_shared *)mb_user_es(u); /* the error slot */
 	if (c->tls && !strcmp(mb_tls_error(c->tls), "no error"))
 		return; /* the socket failed, not TLS */
 	int none = 0;
@@ -164,13 +160,13 @@ static void conn_up(struct mb_user *u, struct mb_conn *c);
 /* The handshake failed (or a record was bad): that connection fails. */
 static void tls_failed(struct mb_user *u, struct mb_conn *c)
 {
-	const struct mb_target_ops *ops = OPS(u);
+	const struct mb_target_ops *ops = mb_user_ops(u);
 	tls_note(u, c);
 	if (c->tls_ready) { /* a bad record on an open session */
 		conn_fail(u, c);
 		return;
 	}
-	bool implicit = ES(u)->cfg.tls[c->idx] == MB_TLS_IMPLICIT;
+	bool implicit = mb_user_es(u)->cfg.tls[c->idx] == MB_TLS_IMPLICIT;
 	if (c->idx == 0 && implicit) {
 		u->sh->ev->connect_failed(u);
 		return;
@@ -202,7 +198,7 @@ static int tls_flush(struct mb_conn *c)
 /* Start a client session on c and send its ClientHello. */
 static int tls_begin(struct mb_user *u, struct mb_conn *c)
 {
-	const struct mb_engine_shared *es = ES(u);
+	const struct mb_engine_shared *es = mb_user_es(u);
 	if (!es->tls_ctx)
 		return MB_ETLS;
 	int rc = mb_tls_create(es->tls_ctx, es->tls_host[c->idx], &c->tls);
@@ -235,10 +231,10 @@ static void tls_input(struct mb_user *u, struct mb_conn *c, const uint8_t *p, si
 			return;
 		}
 		c->tls_ready = true;
-		if (ES(u)->cfg.tls[c->idx] == MB_TLS_IMPLICIT)
+		if (mb_user_es(u)->cfg.tls[c->idx] == MB_TLS_IMPLICIT)
 			conn_up(u, c);
-		else if (OPS(u)->secured)
-			OPS(u)->secured(&u->t, c->idx, 0);
+		else if (mb_user_ops(u)->secured)
+			mb_user_ops(u)->secured(&u->t, c->idx, 0);
 		if (!conn_alive(u, c))
 			return;
 	}
@@ -283,7 +279,7 @@ static void connect_cb(uv_connect_t *req, int status)
 {
 	struct mb_conn *c = req->data;
 	struct mb_user *u = c->u;
-	const struct mb_target_ops *ops = OPS(u);
+	const struct mb_target_ops *ops = mb_user_ops(u);
 	free(req);
 	if (u->sh->stopping || c->closing)
 		return;
@@ -304,7 +300,7 @@ static void connect_cb(uv_connect_t *req, int status)
 		conn_fail(u, c);
 		return;
 	}
-	if (ES(u)->cfg.tls[c->idx] == MB_TLS_IMPLICIT) {
+	if (mb_user_es(u)->cfg.tls[c->idx] == MB_TLS_IMPLICIT) {
 		/* connected once the handshake is done (tls_input) */
 		if (tls_begin(u, c) != 0)
 			tls_failed(u, c);
@@ -316,7 +312,7 @@ static void connect_cb(uv_connect_t *req, int status)
 /* The connection is up (TCP, and TLS if implicit): tell the driver. */
 static void conn_up(struct mb_user *u, struct mb_conn *c)
 {
-	const struct mb_target_ops *ops = OPS(u);
+	const struct mb_target_ops *ops = mb_user_ops(u);
 	u->t.conn_open |= (uint16_t)(1u << c->idx);
 	if (ops->connected)
 		ops->connected(&u->t, c->idx, 0);
@@ -337,7 +333,7 @@ int mb__conn_open(struct mb_user *u, struct mb_conn *c)
 	c->open = true;
 	c->closing = false;
 	req->data = c;
-	if (uv_tcp_connect(req, &c->tcp, (const struct sockaddr *)&ES(u)->addr[c->idx],
+	if (uv_tcp_connect(req, &c->tcp, (const struct sockaddr *)&mb_user_es(u)->addr[c->idx],
 			   connect_cb) != 0) {
 		free(req);
 		return MB_ECLOSED;
@@ -369,7 +365,7 @@ static void write_cb(uv_write_t *req, int status)
 int mb_target_write(struct mb_tuser *t, int conn, const void *data, size_t len)
 {
 	struct mb_user *u = mb_user_of(t);
-	if (no_io(u)) {
+	if (mb_user_no_io(u)) {
 		u->sh->st->n.bytes_sent += len;
 		return 0;
 	}
@@ -414,7 +410,7 @@ int mb_target_connect(struct mb_tuser *t, int conn)
 {
 	struct mb_user *u = mb_user_of(t);
 	struct mb_conn *c = mb_user_conn(u, conn);
-	if (conn == 0 || !c || no_io(u))
+	if (conn == 0 || !c || mb_user_no_io(u))
 		return MB_EINVAL;
 	if (c->open)
 		return MB_EBUSY;
@@ -424,14 +420,14 @@ int mb_target_connect(struct mb_tuser *t, int conn)
 int mb_target_tls_mode(const struct mb_tuser *t, int conn)
 {
 	const struct mb_user *u = (const struct mb_user *)t;
-	return conn >= 0 && conn < MB_TARGET_CONNS_MAX ? ES(u)->cfg.tls[conn] : MB_TLS_NONE;
+	return conn >= 0 && conn < MB_TARGET_CONNS_MAX ? mb_user_es(u)->cfg.tls[conn] : MB_TLS_NONE;
 }
 
 int mb_target_starttls(struct mb_tuser *t, int conn)
 {
 	struct mb_user *u = mb_user_of(t);
 	struct mb_conn *c = mb_user_conn(u, conn);
-	if (!c || no_io(u) || !conn_alive(u, c))
+	if (!c || mb_user_no_io(u) || !conn_alive(u, c))
 		return MB_ECLOSED;
 	if (c->tls)
 		return MB_ESTATE;

@@ -203,16 +203,17 @@ static void print_actions(struct run *r)
 			mb_table_set_cell(tb, row, C_SCHED, "not supported by the target");
 			continue;
 		}
-		const uint64_t n[5] = {t->scheduled[a], t->done[a], t->failed[a], t->late[a],
-				       t->cut[a]};
+		const uint64_t n[C_P50] = {t->scheduled[a], t->done[a], t->failed[a], t->late[a],
+					   t->cut[a]};
 		char buf[32];
-		for (int c = 0; c < 5; c++) {
+		for (int c = C_SCHED; c < C_P50; c++) {
 			snprintf(buf, sizeof(buf), "%llu", (unsigned long long)n[c]);
 			mb_table_set_cell(tb, row, c, buf);
 		}
 		static const int pct[3] = {50, 95, 99};
+		bool timed = mb_hist_count(t->action[a]) > 0;
 		for (int k = 0; k < 3; k++) {
-			if (mb_hist_count(t->action[a]))
+			if (timed)
 				snprintf(buf, sizeof(buf), "%.1f",
 					 mb_hist_percentile_ns(t->action[a], pct[k]) / 1e6);
 			else

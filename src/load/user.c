@@ -34,14 +34,11 @@
 #define KEEPALIVE_NS                                                                               \
 	(300ull * 1000000000ull) /* wall: the store closes idle connections at 30 min */
 
-static const struct mb_engine_shared *ES(const struct mb_user *u) { return u->sh->es; }
-
-static const struct mb_target_ops *OPS(const struct mb_user *u) { return u->sh->es->ops; }
-
-static bool no_io(const struct mb_user *u) { return (OPS(u)->flags & MB_TARGET_F_NO_IO) != 0; }
-
 /* Cached mode with a driver that syncs: periodic sync instead of keepalive. */
-static bool syncs(const struct mb_user *u) { return ES(u)->env.cached && OPS(u)->sync_due; }
+static bool syncs(const struct mb_user *u)
+{
+	return mb_user_es(u)->env.cached && mb_user_ops(u)->sync_due;
+}
 
 static void close_conn(struct mb_user *u);
 static void try_run(struct mb_user *u);
@@ -114,8 +111,8 @@ static double backoff_delay(struct mb_user *u)
 static void session_closed(struct mb_user *u)
 {
 	struct mb_shard *sh = u->sh;
-	if (OPS(u)->disconnected)
-		OPS(u)->disconnected(&u->t, 0);
+	if (mb_user_ops(u)->disconnected)
+		mb_user_ops(u)->disconnected(&u->t, 0);
 	u->t.conn_open &= (uint16_t)~1u;
 	if (sh->stopping) {
 		u->state = MB_U_STOPPED;
@@ -123,7 +120,8 @@ static void session_closed(struct mb_user *u)
 	}
 	if (u->logged_off) {
 		u->logged_off = false;
-		double off = mb_rng_exp(&u->t.rng, ES(u)->sp.logoff_mean_s) / ES(u)->sp.accel;
+		double off = mb_rng_exp(&u->t.rng, mb_user_es(u)->sp.logoff_mean_s) /
+			     mb_user_es(u)->sp.accel;
 		schedule_reconnect(u, off);
 	} else {
 		schedule_reconnect(u, backoff_delay(u));
@@ -142,9 +140,9 @@ static void close_conn(struct mb_user *u)
 	if (u->task != MB_TASK_NONE)
 		finish_task(u, MB_ECLOSED);
 	stop_conn_timer(u);
-	for (int i = 1; i < OPS(u)->conns; i++)
+	for (int i = 1; i < mb_user_ops(u)->conns; i++)
 		mb__conn_close(mb_user_conn(u, i));
-	if (no_io(u))
+	if (mb_user_no_io(u))
 		session_closed(u);
 	else
 		mb__conn_close(&u->c0);
@@ -166,10 +164,10 @@ static void do_connect(struct mb_user *u)
 		u->started_ns = mb_now_ns();
 		double prev = atomic_load(&sh->started_sum_s);
 		atomic_store(&sh->started_sum_s,
-			     prev + (double)(u->started_ns - ES(u)->t0_ns) / 1e9);
+			     prev + (double)(u->started_ns - mb_user_es(u)->t0_ns) / 1e9);
 		atomic_fetch_add(&sh->started, 1);
 	}
-	if (no_io(u)) {
+	if (mb_user_no_io(u)) {
 		u->t.conn_open |= 1;
 		u->state = MB_U_LOGON;
 		start_task(u, MB_TASK_LOGON);
@@ -200,8 +198,8 @@ static void conn_due(struct mb_user *u)
 	if (u->state != MB_U_IDLE && u->state != MB_U_BUSY)
 		return;
 	/* periodic while logged on: cached-mode sync timer and keepalive */
-	if (syncs(u) && OPS(u)->tick)
-		OPS(u)->tick(&u->t);
+	if (syncs(u) && mb_user_ops(u)->tick)
+		mb_user_ops(u)->tick(&u->t);
 	if (u->state == MB_U_IDLE) {
 		if (!syncs(u) && mb_now_ns() - u->last_rpc_ns > KEEPALIVE_NS)
 			start_task(u, MB_TASK_KEEPALIVE);
@@ -237,7 +235,7 @@ static const struct mb_conn_events user_events = {
 static void run_steps(struct mb_user *u, const struct mb_step_result *res)
 {
 	struct mb_shard *sh = u->sh;
-	const struct mb_target_ops *ops = OPS(u);
+	const struct mb_target_ops *ops = mb_user_ops(u);
 	struct mb_step_result r;
 	for (;;) {
 		sh->benv.now_ms = mb_wall_ms();
@@ -373,10 +371,11 @@ static void finish_task(struct mb_user *u, int rc)
 		u->state = MB_U_IDLE;
 		u->on = true;
 		atomic_fetch_add(&sh->users_on, 1);
-		double period = syncs(u) ? ES(u)->env.sync_period_s : (double)KEEPALIVE_NS / 1e9;
+		double period =
+		    syncs(u) ? mb_user_es(u)->env.sync_period_s : (double)KEEPALIVE_NS / 1e9;
 		set_conn_timer(u, ms_of(period), ms_of(period));
-		if (syncs(u) && OPS(u)->tick)
-			OPS(u)->tick(&u->t);
+		if (syncs(u) && mb_user_ops(u)->tick)
+			mb_user_ops(u)->tick(&u->t);
 		try_run(u);
 		return;
 	}
@@ -399,8 +398,9 @@ static void try_run(struct mb_user *u)
 		return;
 	/* cached mode: the full download at first logon comes first; online
 	 * with pushed notifications, their fetch */
-	if ((syncs(u) || (OPS(u)->sync_due && (OPS(u)->flags & MB_TARGET_F_PUSH))) &&
-	    OPS(u)->sync_due(&u->t, u->npend > 0)) {
+	if ((syncs(u) ||
+	     (mb_user_ops(u)->sync_due && (mb_user_ops(u)->flags & MB_TARGET_F_PUSH))) &&
+	    mb_user_ops(u)->sync_due(&u->t, u->npend > 0)) {
 		start_task(u, MB_TASK_SYNC);
 		return;
 	}
@@ -424,7 +424,7 @@ static void arm_next(struct mb_user *u)
 	double gap;
 	enum mb_action_id a;
 	u->sched_on = false;
-	if (mb_sched_next(&ES(u)->sp, &u->sched_rng, &gap, &a) != 0)
+	if (mb_sched_next(&mb_user_es(u)->sp, &u->sched_rng, &gap, &a) != 0)
 		return;
 	u->next_due_ns += (uint64_t)(gap * 1e9);
 	u->next_action = (uint8_t)a;
@@ -540,7 +540,7 @@ void mb_user_stop(struct mb_user *u)
 		u->bh = NULL;
 		u->task = MB_TASK_NONE;
 	}
-	for (int i = 1; i < OPS(u)->conns; i++)
+	for (int i = 1; i < mb_user_ops(u)->conns; i++)
 		mb__conn_close(mb_user_conn(u, i));
 	if (u->c0.open && !u->c0.closing) {
 		u->state = MB_U_CLOSING;

@@ -194,6 +194,20 @@ void mb__conn_close(struct mb_conn *c);
 /* The user behind a driver's handle (t is the user's first member). */
 static inline struct mb_user *mb_user_of(struct mb_tuser *t) { return (struct mb_user *)t; }
 
+/* What u's engine shares, its driver, and whether the driver does no I/O. */
+static inline const struct mb_engine_shared *mb_user_es(const struct mb_user *u)
+{
+	return u->sh->es;
+}
+static inline const struct mb_target_ops *mb_user_ops(const struct mb_user *u)
+{
+	return u->sh->es->ops;
+}
+static inline bool mb_user_no_io(const struct mb_user *u)
+{
+	return (mb_user_ops(u)->flags & MB_TARGET_F_NO_IO) != 0;
+}
+
 /* Connection i of u (0: the first; the driver's others after it), or NULL. */
 static inline struct mb_conn *mb_user_conn(struct mb_user *u, int i)
 {
