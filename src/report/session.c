@@ -244,6 +244,8 @@ static void on_exit_cb(void *arg, struct mb_child *c)
 		mb__check_exited(s, c);
 		break;
 	case ROLE_STORE:
+		/* kept for a fault without recovery (mb__conclude_run) */
+		mb_child_stderr_tail(c, s->store_tail, sizeof(s->store_tail));
 		s->store = NULL;
 		if (s->load) {
 			mb_child_stop(s->load, MB_SUP_GRACE_MS);
@@ -399,6 +401,7 @@ int mb_session_start_load(struct mb_session *s)
 		return MB_EBUSY;
 	s->failed = false;
 	s->fail_tail[0] = '\0';
+	s->store_tail[0] = '\0';
 	s->fail_msg[0] = '\0';
 	s->load_t0 = s->load_t1 = 0;
 	s->saved_path[0] = '\0';

@@ -64,8 +64,9 @@ struct mb_session {
 	struct mb_child *init, *store, *load, *stress;
 	bool failed;
 	char message[2048];
-	char fail_tail[2048]; /* stderr tail of the child that failed */
-	bool init_restart;    /* next start re-initialises (init --restart) */
+	char fail_tail[2048];  /* stderr tail of the child that failed */
+	char store_tail[2048]; /* the embedded store's stderr tail when it exited */
+	bool init_restart;     /* next start re-initialises (init --restart) */
 	char saved_path[MB_PATH_MAX + 80];
 	int stress_threads;
 	enum mb_stress_kind stress_kind;

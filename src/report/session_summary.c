@@ -129,6 +129,27 @@ static void build_summary(const struct mb_session *s, struct mb_run_summary *o)
 	mb_summary_evaluate(o);
 }
 
+/* A fault the store did not recover from by the end of the run: what the
+ * store said (its ERROR state and recovery lines), one message a line. */
+static void emit_store_tail(struct mb_session *s)
+{
+	const struct mb_run_health *h = &s->last.health;
+	bool unrecovered = false;
+	for (int i = 0; i < h->nfaults; i++)
+		unrecovered |= !h->faults[i].has_recovery;
+	if (!unrecovered || !s->store_tail[0])
+		return;
+	mb__emit_msg(s, "a fault without recovery; the store's last lines:");
+	for (char *p = s->store_tail; p && *p;) {
+		char *nl = strchr(p, '\n');
+		if (nl)
+			*nl = '\0';
+		mb__emit_msg(s, "  %s", p);
+		p = nl ? nl + 1 : NULL;
+	}
+	s->store_tail[0] = '\0';
+}
+
 /* The run is over (DONE or FAILED): its final summary. */
 void mb__conclude_run(struct mb_session *s)
 {
@@ -155,6 +176,7 @@ void mb__conclude_run(struct mb_session *s)
 		mb_faults_ack_check(s->p.data_dir, s->ack_log, &s->last.health);
 		mb_summary_evaluate(&s->last);
 	}
+	emit_store_tail(s);
 	s->have_last = true;
 	if (s->p.save_runs) {
 		int rc =
