@@ -8,11 +8,13 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/fs.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -223,6 +225,104 @@ void mb_io_stats_get(const struct mb_io *io, struct mb_io_stats *out)
 	}
 }
 
+int mb_io_copy_file(const char *src, const char *dst, bool *reflinked)
+{
+	int s = open(src, O_RDONLY | O_CLOEXEC);
+	if (s < 0)
+		return mb_from_errno(errno);
+	int d = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (d < 0) {
+		int e = errno;
+		close(s);
+		return mb_from_errno(e);
+	}
+	int rc = 0;
+	if (ioctl(d, FICLONE, s) == 0) {
+		*reflinked = true;
+	} else {
+		*reflinked = false;
+		bool plain = false;
+		for (;;) {
+			ssize_t n = copy_file_range(s, NULL, d, NULL, 1 << 30, 0);
+			if (n == 0)
+				break;
+			if (n < 0) {
+				if (errno == EINTR)
+					continue;
+				if (errno == ENOSYS || errno == EXDEV || errno == EINVAL ||
+				    errno == EOPNOTSUPP) {
+					plain = true;
+					break;
+				}
+				rc = mb_from_errno(errno);
+				break;
+			}
+		}
+		if (plain) {
+			static char buf[1 << 20];
+			if (lseek(s, 0, SEEK_SET) < 0 || ftruncate(d, 0) ||
+			    lseek(d, 0, SEEK_SET) < 0)
+				rc = mb_from_errno(errno);
+			while (!rc) {
+				ssize_t n = read(s, buf, sizeof(buf));
+				if (n == 0)
+					break;
+				if (n < 0) {
+					if (errno == EINTR)
+						continue;
+					rc = mb_from_errno(errno);
+					break;
+				}
+				for (ssize_t o = 0; !rc && o < n;) {
+					ssize_t w = write(d, buf + o, (size_t)(n - o));
+					if (w < 0 && errno != EINTR)
+						rc = mb_from_errno(errno);
+					else if (w > 0)
+						o += w;
+				}
+			}
+		}
+	}
+	if (!rc && fdatasync(d))
+		rc = mb_from_errno(errno);
+	if (close(d) && !rc)
+		rc = mb_from_errno(errno);
+	close(s);
+	return rc;
+}
+
+/* A file that other hard links share (the pristine copy of a data
+ * directory links its databases and logs: store/pristine.h) is made a
+ * file of its own before it is opened for writing, so writing it never
+ * changes the other link: truncated, it is simply unlinked first;
+ * otherwise it is copied beside itself and renamed over its name. */
+static int unshare_links(const char *path, bool truncating)
+{
+	struct stat sb;
+	if (stat(path, &sb) < 0 || !S_ISREG(sb.st_mode) || sb.st_nlink <= 1)
+		return 0;
+	if (truncating)
+		return unlink(path) < 0 ? mb_from_errno(errno) : 0;
+	char tmp[4200];
+	if (snprintf(tmp, sizeof(tmp), "%s.unshare", path) >= (int)sizeof(tmp))
+		return MB_EINVAL;
+	bool reflinked;
+	int rc = mb_io_copy_file(path, tmp, &reflinked);
+	if (!rc && rename(tmp, path) < 0)
+		rc = mb_from_errno(errno);
+	if (rc) {
+		unlink(tmp);
+		return rc;
+	}
+	char dir[4200];
+	snprintf(dir, sizeof(dir), "%s", path);
+	char *slash = strrchr(dir, '/');
+	if (slash)
+		*slash = '\0';
+	int r = px_sync_dir(NULL, slash ? dir : ".");
+	return r < 0 ? mb_from_errno(-r) : 0;
+}
+
 static atomic_int direct_notice_printed;
 
 int mb_io_open(struct mb_io *io, const char *path, int flags, enum mb_file_kind kind,
@@ -238,6 +338,14 @@ int mb_io_open(struct mb_io *io, const char *path, int flags, enum mb_file_kind 
 	}
 	f->io = io;
 	f->kind = kind;
+	if (!(flags & MB_IO_RDONLY)) {
+		int urc = unshare_links(path, flags & MB_IO_TRUNC);
+		if (urc) {
+			free(f->path);
+			free(f);
+			return urc;
+		}
+	}
 	int of = (flags & MB_IO_RDONLY) ? O_RDONLY : O_RDWR;
 	if (flags & MB_IO_CREATE)
 		of |= O_CREAT;

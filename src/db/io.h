@@ -185,6 +185,10 @@ const char *mb_file_path(const struct mb_file *f);
 struct mb_io *mb_file_io(const struct mb_file *f);
 
 /* Path operations through the same vfs (counted nowhere). */
+/* Copy src to dst (created 0600 or truncated): a reflink where the file
+ * system can (*reflinked), else copy_file_range or read/write; dst is
+ * fdatasync'd.  Plain system calls, outside any vfs. */
+int mb_io_copy_file(const char *src, const char *dst, bool *reflinked);
 int mb_io_unlink(struct mb_io *io, const char *path);
 int mb_io_rename(struct mb_io *io, const char *from, const char *to);
 int mb_io_sync_dir(struct mb_io *io, const char *dir);

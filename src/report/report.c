@@ -322,13 +322,14 @@ json_t *mb_summary_to_json(const struct mb_run_summary *s)
 	json_object_set_new(root, "data",
 			    !s->data.has
 				? json_null()
-				: json_pack("{s:s,s:f,s:f,s:s,s:i,s:i}", "start",
+				: json_pack("{s:s,s:f,s:f,s:s,s:i,s:i,s:i}", "start",
 					    s->data.reused     ? "reused"
 					    : s->data.restored ? "restored"
 							       : "saved",
 					    "bytes", s->data.bytes, "db_bytes", s->data.db_bytes,
-					    "fingerprint", s->data.fingerprint, "reflinked_files",
-					    s->data.reflinks, "copied_files", s->data.copies));
+					    "fingerprint", s->data.fingerprint, "linked_files",
+					    s->data.links, "reflinked_files", s->data.reflinks,
+					    "copied_files", s->data.copies));
 	/* the machine that wrote the summary is the one the run measured */
 	char machine[512];
 	if (mb_machine_string(machine, sizeof(machine)))

@@ -99,12 +99,12 @@ struct mb_run_summary {
 	/* the data directory's state at the start (store/pristine.h) */
 	struct {
 		bool has;
-		bool reused;	      /* --reuse: as the last run left it */
-		bool restored, saved; /* restored from / saved as the pristine copy */
-		int reflinks, copies; /* files cloned / copied */
-		double bytes;	      /* bytes of the state the run started from */
-		double db_bytes;      /* of which database files */
-		char fingerprint[17]; /* of that state */
+		bool reused;		     /* --reuse: as the last run left it */
+		bool restored, saved;	     /* restored from / saved as the pristine copy */
+		int links, reflinks, copies; /* files hard-linked / cloned / copied */
+		double bytes;		     /* bytes of the state the run started from */
+		double db_bytes;	     /* of which database files */
+		char fingerprint[17];	     /* of that state */
 	} data;
 	/* header rows */
 	char platform[MB_TEXT_MAX];

@@ -227,11 +227,11 @@ static int prepare_data(struct mb_session *s)
 		mb__emit_msg(s, "reusing %s as it is (%.1f MB, state %s)", s->p.data_dir,
 			     (double)di->bytes_data / 1048576.0, di->fingerprint);
 	else
-		mb__emit_msg(s, "%s %s (%.1f MB, state %s; %d files reflinked, %d copied)",
-			     di->saved ? "pristine copy saved of"
-				       : "restored the pristine state of",
-			     s->p.data_dir, (double)di->bytes_data / 1048576.0, di->fingerprint,
-			     di->reflinks, di->copies);
+		mb__emit_msg(
+		    s, "%s %s (%.1f MB, state %s; %d files linked, %d reflinked, %d copied)",
+		    di->saved ? "pristine copy saved of" : "restored the pristine state of",
+		    s->p.data_dir, (double)di->bytes_data / 1048576.0, di->fingerprint, di->links,
+		    di->reflinks, di->copies);
 	return 0;
 }
 

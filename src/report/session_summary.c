@@ -57,6 +57,7 @@ static void build_summary(const struct mb_session *s, struct mb_run_summary *o)
 		o->data.reused = s->p.reuse;
 		o->data.restored = s->data_info.restored;
 		o->data.saved = s->data_info.saved;
+		o->data.links = s->data_info.links;
 		o->data.reflinks = s->data_info.reflinks;
 		o->data.copies = s->data_info.copies;
 		o->data.bytes = (double)s->data_info.bytes_data;

@@ -473,9 +473,9 @@ static int init_main(void *args, int argc, char **argv)
 				perr[0] ? perr : mb_strerror(prc));
 			return MB_EXIT_RUNTIME;
 		}
-		printf("mailbench init: pristine copy in %s/pristine (%.0f MB; %d files reflinked, "
-		       "%d copied)\n",
-		       data, (double)pi.bytes / 1048576.0, pi.reflinks, pi.copies);
+		printf("mailbench init: pristine copy in %s/pristine (%.0f MB; %d files linked, "
+		       "%d reflinked, %d copied)\n",
+		       data, (double)pi.bytes / 1048576.0, pi.links, pi.reflinks, pi.copies);
 	}
 	return exit_code;
 }

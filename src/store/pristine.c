@@ -7,16 +7,15 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
-#include <linux/fs.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/error.h"
 #include "core/topology.h"
+#include "db/io.h"
 
 #define PATH_LEN 4608
 #define STATE_MAX 4096
@@ -181,68 +180,27 @@ static void fingerprint(const struct plist *l, struct mb_pristine_info *out)
  * offers one, else copy_file_range, else read/write; then fdatasync. */
 static int copy_file(const char *src, const char *dst, struct mb_pristine_info *info)
 {
-	int s = open(src, O_RDONLY | O_CLOEXEC);
-	if (s < 0)
-		return mb_from_errno(errno);
-	int d = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (d < 0) {
-		int e = errno;
-		close(s);
-		return mb_from_errno(e);
-	}
-	int rc = 0;
-	if (ioctl(d, FICLONE, s) == 0) {
+	bool reflinked = false;
+	int rc = mb_io_copy_file(src, dst, &reflinked);
+	if (!rc && reflinked)
 		info->reflinks++;
-	} else {
+	else if (!rc)
 		info->copies++;
-		bool plain = false;
-		for (;;) {
-			ssize_t n = copy_file_range(s, NULL, d, NULL, 1 << 30, 0);
-			if (n == 0)
-				break;
-			if (n < 0) {
-				if (errno == EINTR)
-					continue;
-				if (errno == ENOSYS || errno == EXDEV || errno == EINVAL ||
-				    errno == EOPNOTSUPP) {
-					plain = true;
-					break;
-				}
-				rc = mb_from_errno(errno);
-				break;
-			}
-		}
-		if (plain) {
-			static char buf[1 << 20];
-			if (lseek(s, 0, SEEK_SET) < 0 || ftruncate(d, 0) ||
-			    lseek(d, 0, SEEK_SET) < 0)
-				rc = mb_from_errno(errno);
-			while (!rc) {
-				ssize_t n = read(s, buf, sizeof(buf));
-				if (n == 0)
-					break;
-				if (n < 0) {
-					if (errno == EINTR)
-						continue;
-					rc = mb_from_errno(errno);
-					break;
-				}
-				for (ssize_t o = 0; !rc && o < n;) {
-					ssize_t w = write(d, buf + o, (size_t)(n - o));
-					if (w < 0 && errno != EINTR)
-						rc = mb_from_errno(errno);
-					else if (w > 0)
-						o += w;
-				}
-			}
-		}
-	}
-	if (!rc && fdatasync(d))
-		rc = mb_from_errno(errno);
-	if (close(d) && !rc)
-		rc = mb_from_errno(errno);
-	close(s);
 	return rc;
+}
+
+/* Share src with dst by a hard link (the same file system), else copy it:
+ * a database or log file is unshared when it is first opened for writing
+ * (mb_io_open), so the pristine state stays as it was saved. */
+static int link_or_copy(const char *src, const char *dst, struct mb_pristine_info *info)
+{
+	if (link(src, dst) == 0) {
+		info->links++;
+		return 0;
+	}
+	if (errno == EEXIST)
+		return mb_from_errno(errno);
+	return copy_file(src, dst, info);
 }
 
 static int rm_entry(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
@@ -295,9 +253,9 @@ static int save(const char *data, const struct plist *l, struct mb_pristine_info
 			return fail(err, errlen, mb_from_errno(errno), "%s%s", p, NULL);
 		if (pjoin(p, sizeof(p), tmp, l->f[i].rel))
 			return fail(err, errlen, MB_EINVAL, "%s/%s", tmp, l->f[i].rel);
-		rc = copy_file(l->f[i].live, p, out);
+		rc = link_or_copy(l->f[i].live, p, out);
 		if (rc)
-			return fail(err, errlen, rc, "copying %s to %s", l->f[i].live, p);
+			return fail(err, errlen, rc, "saving %s as %s", l->f[i].live, p);
 	}
 	if (pjoin(p, sizeof(p), tmp, "MANIFEST"))
 		return fail(err, errlen, MB_EINVAL, "%s/%s", tmp, "MANIFEST");

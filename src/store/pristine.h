@@ -5,7 +5,11 @@
  * their transaction logs (segments and checkpoint file, in DATA/sgN/log or
  * LOGDIR/sgN), plus DATA/init.state.  A copy of it lives in DATA/pristine/
  * (sgN/ and sgN.log/ with the same file names, and MANIFEST: the init
- * state, then one "size path" line per file).  Files are copied with the
+ * state, then one "size path" line per file).  Saving links each file
+ * into the copy (a hard link: nothing written; mb_io_open unshares a
+ * linked file before it opens it for writing, so the copy keeps what was
+ * saved), or copies it when DATA's logs live on another file system.
+ * Restoring copies each file with the
  * FICLONE ioctl (a reflink: no data copied) where the file system offers
  * it, else with copy_file_range, else read/write; each copy is synced, so
  * no write-back of the copy runs during the measured run.
@@ -33,6 +37,7 @@
 struct mb_pristine_info {
 	bool saved;	     /* the copy was (re)made now from DATA */
 	bool restored;	     /* DATA was restored from the copy */
+	int links;	     /* files saved as hard links (unshared at first write) */
 	int reflinks;	     /* files cloned with FICLONE */
 	int copies;	     /* files copied byte by byte */
 	uint64_t bytes;	     /* bytes of the state (the copy) */

@@ -4,6 +4,9 @@
 # each run restores it: same bytes and fingerprint in the JSON) and
 # schedule the same actions (equal per-action counts); a third run with
 # --reuse starts from the directory as the second left it (it grew).
+# init links its files into the pristine copy: a run on the directory as
+# init left it (--reuse) writes files of its own and the copy keeps its
+# bytes.
 # Exit 77 when jq or a child command is missing.  Bounded by timeout.
 set -u
 MAILBENCH=${MAILBENCH:-$(pwd)/mailbench}
@@ -32,6 +35,15 @@ run() { # name, extra flags...
 	[ "$rc" -eq 0 ] || [ "$rc" -eq 1 ] || fail "$n: exit code $rc"
 	jq -e '.failed == false' "$T/$n.json" >/dev/null || fail "$n: run failed"
 }
+pristine_sum() { (cd "$T/d/pristine" && find . -type f | sort | xargs md5sum | md5sum); }
+timeout 240 "$MAILBENCH" init -s online --users 6 --scale 0.01 --data "$T/d" >"$T/init.out" \
+	2>"$T/init.err" || fail "init: exit $?"
+grep -q "files linked" "$T/init.out" || fail "init: no pristine copy: $(tail -n 1 "$T/init.out")"
+[ "$(stat -c %h "$T/d/sg1/db01.mdb")" = 2 ] || fail "init did not link db01.mdb into the copy"
+s0=$(pristine_sum)
+run r0 --reuse
+[ "$(stat -c %h "$T/d/sg1/db01.mdb")" = 1 ] || fail "the store wrote a file shared with the copy"
+[ "$(pristine_sum)" = "$s0" ] || fail "a run changed the pristine copy"
 run r1
 run r2
 run r3 --reuse
@@ -57,5 +69,6 @@ c1=$(jq -c '[.actions[] | .scheduled]' "$T/r1.json")
 c2=$(jq -c '[.actions[] | .scheduled]' "$T/r2.json")
 echo "scheduled per action: $c1 / $c2; data before both: $b1 bytes"
 [ "$c1" = "$c2" ] || fail "same seed, different action counts: $c1 vs $c2"
+[ "$(pristine_sum)" = "$s0" ] || fail "the runs changed the pristine copy"
 jq -e '[.actions[] | .scheduled] | add > 10' "$T/r1.json" >/dev/null || fail "too few actions to compare"
 echo PASS

@@ -3,10 +3,13 @@
  * per-kind counters and latency histograms, thread safety of the
  * counters, and every fault the injecting wrapper offers (EIO on the Nth
  * read, ENOSPC, short write then full device, fsync failure, kind filter,
- * sticky rules, disarm). */
+ * sticky rules, disarm), and the unsharing of a hard-linked file before it
+ * is opened for writing (the pristine copy's links). */
 #include "config.h"
 
 #include <pthread.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -204,12 +207,78 @@ static void test_faults(void **state)
 	free(dir);
 }
 
+/* A file linked elsewhere (the pristine copy) is unshared when opened for
+ * writing: the other link keeps its bytes; opened read-only it is not;
+ * opened to be truncated it is unlinked first. */
+static void test_unshare(void **state)
+{
+	(void)state;
+	char *dir = dbt_tmpdir();
+	char path[4200], other[4200];
+	snprintf(path, sizeof(path), "%s/db01.mdb", dir);
+	snprintf(other, sizeof(other), "%s/pristine-db01.mdb", dir);
+	struct mb_io *io;
+	assert_int_equal(mb_io_create(NULL, &io), 0);
+	uint8_t *b = mb_io_alloc(8192), *c = mb_io_alloc(8192);
+	dbt_fill(b, 8192, 7, 1);
+	struct mb_file *f;
+	assert_int_equal(mb_io_open(io, path, MB_IO_CREATE, MB_FILE_DB, &f), 0);
+	assert_int_equal(mb_file_write(f, b, 8192, 0), 0);
+	assert_int_equal(mb_file_close(f), 0);
+	assert_int_equal(link(path, other), 0);
+	struct stat sb;
+	/* read-only: still shared */
+	assert_int_equal(mb_io_open(io, path, MB_IO_RDONLY, MB_FILE_DB, &f), 0);
+	assert_int_equal(mb_file_close(f), 0);
+	assert_int_equal(stat(path, &sb), 0);
+	assert_int_equal(sb.st_nlink, 2);
+	/* for writing: a file of its own with the same bytes */
+	assert_int_equal(mb_io_open(io, path, 0, MB_FILE_DB, &f), 0);
+	assert_int_equal(stat(path, &sb), 0);
+	assert_int_equal(sb.st_nlink, 1);
+	assert_int_equal(sb.st_mode & 0777, 0600);
+	assert_int_equal(mb_file_read(f, c, 8192, 0), 0);
+	assert_memory_equal(b, c, 8192);
+	memset(c, 0xee, 8192);
+	assert_int_equal(mb_file_write(f, c, 4096, 0), 0);
+	assert_int_equal(mb_file_close(f), 0);
+	struct mb_file *o;
+	assert_int_equal(mb_io_open(io, other, MB_IO_RDONLY, MB_FILE_DB, &o), 0);
+	assert_int_equal(mb_file_read(o, c, 8192, 0), 0);
+	assert_memory_equal(b, c, 8192); /* the other link as it was */
+	assert_int_equal(mb_file_close(o), 0);
+	assert_int_equal(stat(other, &sb), 0);
+	assert_int_equal(sb.st_nlink, 1);
+	/* truncating: unlinked first, the other link keeps its bytes */
+	assert_int_equal(link(other, path), -1); /* path exists */
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(link(other, path), 0);
+	assert_int_equal(mb_io_open(io, path, MB_IO_CREATE | MB_IO_TRUNC, MB_FILE_DB, &f), 0);
+	uint64_t size = 1;
+	assert_int_equal(mb_file_size(f, &size), 0);
+	assert_int_equal(size, 0);
+	assert_int_equal(mb_file_close(f), 0);
+	assert_int_equal(stat(other, &sb), 0);
+	assert_int_equal(sb.st_size, 8192);
+	assert_int_equal(sb.st_nlink, 1);
+	/* nothing left beside it */
+	char tmp[4300];
+	snprintf(tmp, sizeof(tmp), "%s.unshare", path);
+	assert_int_equal(access(tmp, F_OK), -1);
+	mb_io_free(b);
+	mb_io_free(c);
+	mb_io_destroy(io);
+	dbt_rmrf(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_rw_counters),
 	    cmocka_unit_test(test_threads),
 	    cmocka_unit_test(test_faults),
+	    cmocka_unit_test(test_unshare),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
