@@ -97,6 +97,9 @@ static int scan_dir(struct plist *l, const char *dir, const char *prefix, bool d
 		size_t nl = strlen(e->d_name);
 		if (e->d_name[0] == '.')
 			continue;
+		/* a copy mb_io_open was making when the process died */
+		if (nl > 8 && !strcmp(e->d_name + nl - 8, ".unshare"))
+			continue;
 		if (db_only &&
 		    (nl < 5 || strncmp(e->d_name, "db", 2) || strcmp(e->d_name + nl - 4, ".mdb")))
 			continue;
