@@ -280,6 +280,16 @@ static struct frame *frame_get_free(struct mb_cache *c, uint32_t size)
 	return NULL;
 }
 
+void mb_cache_interrupt(struct mb_cache *c, bool on)
+{
+	if (!c)
+		return;
+	pthread_mutex_lock(&c->lock);
+	c->interrupt = on;
+	pthread_cond_broadcast(&c->cond);
+	pthread_mutex_unlock(&c->lock);
+}
+
 int cache_get(struct cfile *cf, uint32_t pgno, int mode, struct frame **out, char *why,
 	      size_t whylen)
 {
@@ -304,6 +314,15 @@ int cache_get(struct cfile *cf, uint32_t pgno, int mode, struct frame **out, cha
 			return 0;
 		}
 		f = frame_get_free(c, cf->page_size);
+		if (!f && c->interrupt) {
+			pthread_mutex_unlock(&c->lock);
+			if (why)
+				snprintf(why, whylen,
+					 "page %u: no free frame in the database cache, and the "
+					 "store is pausing its database threads",
+					 pgno);
+			return MB_EBUSY;
+		}
 		if (!f) {
 			if (++tries > 1000) {
 				pthread_mutex_unlock(&c->lock);

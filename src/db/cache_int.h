@@ -49,6 +49,7 @@ struct mb_cache {
 	size_t hand, whand;
 	int starved, waiters;
 	bool stop;
+	bool interrupt; /* mb_cache_interrupt: starved getters fail at once */
 	uint32_t next_id;
 	struct mb_cache_stats st;
 	pthread_t writer;

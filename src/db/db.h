@@ -177,6 +177,12 @@ struct mb_cache_stats {
 	uint64_t write_errors; /* failed write-backs (pages stay dirty) */
 };
 void mb_cache_stats_get(struct mb_cache *c, struct mb_cache_stats *out);
+/* While on, a thread that finds no free frame fails at once (MB_EBUSY)
+ * instead of waiting for the lazy writer (up to 5 s), and waiting threads
+ * wake and fail: a store pausing its database threads between requests
+ * (to recover a storage group whose dirty pages cannot be written until it
+ * is reopened) is not held up by them. */
+void mb_cache_interrupt(struct mb_cache *c, bool on);
 
 /* --------------------------- storage group --------------------------- */
 struct mb_sg_options {

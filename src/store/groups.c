@@ -130,8 +130,12 @@ void mb__groups_check(struct mb_store *st, uint64_t now)
 			continue;
 		gs->next_try_ms = now + RECOVER_EVERY_MS;
 		char err[1024];
-		if (!mb__workers_pause(st))
-			continue; /* a worker is busy: next time */
+		if (!mb__workers_pause(st)) {
+			/* a worker is busy: next time, after as long again as the
+			 * loop waited now (its connections were not served) */
+			gs->next_try_ms = now + 2 * RECOVER_EVERY_MS;
+			continue;
+		}
 		int rc = recover_group(st, g, err, sizeof(err));
 		mb__workers_resume(st);
 		if (rc == 0) {

@@ -30,12 +30,17 @@ static void pause_wait(struct mb_store *st)
 }
 
 /* Loop side: every worker stops between two requests (a request queued or
- * waiting for a commit stays where it is).  False (and resumed) when one is
- * still busy after 2 s, e.g. waiting for a cache frame: the caller tries
- * again later instead of blocking the loop. */
+ * waiting for a commit stays where it is).  A worker starved of cache
+ * frames fails its request at once meanwhile (mb_cache_interrupt): the
+ * dirty pages of a group in the ERROR state cannot be written until the
+ * group is reopened, so waiting for a frame could hold the pause off for
+ * as long as the group is out.  False (and resumed) when one is still busy
+ * after 2 s: the caller tries again later instead of blocking the loop. */
 bool mb__workers_pause(struct mb_store *st)
 {
 	atomic_store(&st->pause, true);
+	/* a worker starved of cache frames fails its request and pauses */
+	mb_cache_interrupt(st->cache, true);
 	for (int d = 0; d < st->ndb; d++) {
 		pthread_mutex_lock(&st->w[d].mu);
 		pthread_cond_signal(&st->w[d].cv);
@@ -52,11 +57,14 @@ bool mb__workers_pause(struct mb_store *st)
 	pthread_mutex_unlock(&st->pause_mu);
 	if (!all)
 		mb__workers_resume(st);
+	else /* the recovery that follows waits for frames as it must */
+		mb_cache_interrupt(st->cache, false);
 	return all;
 }
 
 void mb__workers_resume(struct mb_store *st)
 {
+	mb_cache_interrupt(st->cache, false);
 	pthread_mutex_lock(&st->pause_mu);
 	atomic_store(&st->pause, false);
 	pthread_cond_broadcast(&st->pause_cv);

@@ -433,13 +433,62 @@ static void test_writeback_pool(void **state)
 	pool_run(8);
 }
 
+struct starved {
+	struct env *e;
+	int rc;
+};
+
+static void *starved_get(void *arg)
+{
+	struct starved *t = arg;
+	struct frame *f;
+	char why[200];
+	t->rc = cache_get(t->e->cf, 1900, CG_READ, &f, why, sizeof(why));
+	if (t->rc == 0)
+		cache_put(f);
+	return NULL;
+}
+
+/* Every frame pinned: a getter waits for one (then MB_EFULL); while the
+ * cache is interrupted it fails at once with MB_EBUSY, and a waiting one
+ * wakes and fails the same way (not MB_EFULL after its wait). */
+static void test_interrupt(void **state)
+{
+	(void)state;
+	struct env e;
+	env_init(&e);
+	struct frame *pin[512];
+	char why[200];
+	for (uint32_t i = 0; i < 512; i++)
+		assert_int_equal(cache_get(e.cf, i, CG_READ, &pin[i], why, sizeof(why)), 0);
+	struct starved t = {&e, 1};
+	pthread_t th;
+	assert_int_equal(pthread_create(&th, NULL, starved_get, &t), 0);
+	usleep(50 * 1000);
+	mb_cache_interrupt(e.c, true);
+	pthread_join(th, NULL);
+	assert_int_equal(t.rc, MB_EBUSY);
+	struct frame *f;
+	assert_int_equal(cache_get(e.cf, 1901, CG_READ, &f, why, sizeof(why)), MB_EBUSY);
+	assert_non_null(strstr(why, "pausing"));
+	/* a page in the cache is still found */
+	assert_int_equal(cache_get(e.cf, 7, CG_READ, &f, why, sizeof(why)), 0);
+	cache_put(f);
+	mb_cache_interrupt(e.c, false);
+	cache_put(pin[0]);
+	assert_int_equal(cache_get(e.cf, 1902, CG_READ, &f, why, sizeof(why)), 0);
+	cache_put(f);
+	for (uint32_t i = 1; i < 512; i++)
+		cache_put(pin[i]);
+	env_done(&e);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_hits_limit_scan),
-	    cmocka_unit_test(test_lazy_writer),
-	    cmocka_unit_test(test_threads),
-	    cmocka_unit_test(test_writeback_pool),
+	    cmocka_unit_test(test_hits_limit_scan), cmocka_unit_test(test_lazy_writer),
+	    cmocka_unit_test(test_threads),	    cmocka_unit_test(test_writeback_pool),
+	    cmocka_unit_test(test_interrupt),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
