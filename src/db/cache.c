@@ -314,25 +314,19 @@ int cache_get(struct cfile *cf, uint32_t pgno, int mode, struct frame **out, cha
 			return 0;
 		}
 		f = frame_get_free(c, cf->page_size);
-		if (!f && c->interrupt) {
+		if (!f && (c->interrupt || ++tries > 1000)) {
+			/* interrupted: the store is pausing its database threads */
+			int rc = c->interrupt ? MB_EBUSY : MB_EFULL;
 			pthread_mutex_unlock(&c->lock);
 			if (why)
 				snprintf(why, whylen,
-					 "page %u: no free frame in the database cache, and the "
-					 "store is pausing its database threads",
-					 pgno);
-			return MB_EBUSY;
+					 "page %u: no free frame in the database cache%s", pgno,
+					 rc == MB_EBUSY ? ", and the store is pausing its database "
+							  "threads"
+							: " (all pinned or dirty)");
+			return rc;
 		}
 		if (!f) {
-			if (++tries > 1000) {
-				pthread_mutex_unlock(&c->lock);
-				if (why)
-					snprintf(why, whylen,
-						 "page %u: no free frame in the database cache "
-						 "(all pinned or dirty)",
-						 pgno);
-				return MB_EFULL;
-			}
 			c->waiters++;
 			timed_wait(&c->cond, &c->lock, 5);
 			c->waiters--;
