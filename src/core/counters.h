@@ -57,6 +57,11 @@ enum mb_counter_source { MB_SRC_STORE, MB_SRC_LOAD, MB_SRC_STRESS, MB_SRC_HOST }
 	/* ---- measured beside the published rows ---- */                                         \
 	X(MACHINE_CPU_PCT, "machine_cpu_pct", "machine processor time", "%", MB_GAUGE,             \
 	  MB_SRC_HOST, 1, "whole-machine CPU busy time / wall time x 100")                         \
+	X(MACHINE_STEAL_PCT, "machine_steal_pct", "machine steal time", "%", MB_GAUGE,             \
+	  MB_SRC_HOST, 1,                                                                          \
+	  "CPU time the hypervisor gave to other guests / wall time x 100 (0 on bare metal)")      \
+	X(MACHINE_IOWAIT_PCT, "machine_iowait_pct", "machine I/O wait", "%", MB_GAUGE,             \
+	  MB_SRC_HOST, 1, "CPU time idle with disk I/O outstanding (iowait) / wall time x 100")    \
 	X(LOAD_CPU_PCT, "load_cpu_pct", "load engine processor time", "%", MB_GAUGE, MB_SRC_LOAD,  \
 	  1, "load engine process CPU time / wall time / online CPUs x 100")                       \
 	X(SYSTEM_CONTEXT_SWITCHES, "system_context_switches_per_s", "system context switches/s",   \
@@ -79,6 +84,10 @@ enum mb_counter_source { MB_SRC_STORE, MB_SRC_LOAD, MB_SRC_STRESS, MB_SRC_HOST }
 	  "8,000 x 25 MB)")                                                                        \
 	X(CHECKPOINT_DEPTH_MB, "checkpoint_depth_mb", "checkpoint depth (MB)", "MiB", MB_GAUGE,    \
 	  MB_SRC_STORE, 1, "log bytes written since the last checkpoint, MiB")                     \
+	X(STORE_LOOP_CPU_PCT, "store_loop_cpu_pct", "store network thread CPU (% of a core)", "%", \
+	  MB_GAUGE, MB_SRC_STORE, 1,                                                               \
+	  "the store's network (event loop) thread CPU time / wall time x 100: 100 is a whole "    \
+	  "core, the most one thread can use")                                                     \
 	X(STORE_RSS_MB, "store_rss_mb", "store resident memory (MB)", "MiB", MB_GAUGE,             \
 	  MB_SRC_STORE, 0, "the store process's resident set (VmRSS), MiB")                        \
 	X(STORE_SG_ERRORS, "store_sg_errors", "storage groups in error", "", MB_GAUGE,             \

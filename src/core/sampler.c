@@ -154,6 +154,8 @@ int mb_host_sample(struct mb_host_sample *out)
 					&v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]) >= 4) {
 			out->busy_ticks = v[0] + v[1] + v[2] + v[5] + v[6] + v[7];
 			out->total_ticks = out->busy_ticks + v[3] + v[4];
+			out->steal_ticks = v[7];
+			out->iowait_ticks = v[4];
 			have_cpu = true;
 		} else if (sscanf(line, "ctxt %llu", &v[0]) == 1) {
 			out->ctxt = v[0];
@@ -192,6 +194,8 @@ int mb_host_rates(const struct mb_host_sample *a, const struct mb_host_sample *b
 		return MB_EINVAL;
 	double total = delta(a->total_ticks, b->total_ticks);
 	out->cpu_pct = total > 0 ? delta(a->busy_ticks, b->busy_ticks) / total * 100.0 : 0.0;
+	out->steal_pct = total > 0 ? delta(a->steal_ticks, b->steal_ticks) / total * 100.0 : 0.0;
+	out->iowait_pct = total > 0 ? delta(a->iowait_ticks, b->iowait_ticks) / total * 100.0 : 0.0;
 	out->cs_per_s = delta(a->ctxt, b->ctxt) / dt;
 	return 0;
 }

@@ -28,9 +28,11 @@ struct mb_proc_sample {
 
 struct mb_host_sample {
 	double t;
-	uint64_t busy_ticks;  /* user+nice+system+irq+softirq+steal */
-	uint64_t total_ticks; /* busy + idle + iowait */
-	uint64_t ctxt;	      /* context switches since boot */
+	uint64_t busy_ticks;   /* user+nice+system+irq+softirq+steal */
+	uint64_t total_ticks;  /* busy + idle + iowait */
+	uint64_t steal_ticks;  /* taken by the hypervisor for other guests */
+	uint64_t iowait_ticks; /* idle with disk I/O outstanding */
+	uint64_t ctxt;	       /* context switches since boot */
 };
 
 struct mb_proc_rates {
@@ -39,7 +41,9 @@ struct mb_proc_rates {
 };
 
 struct mb_host_rates {
-	double cpu_pct; /* busy / total x 100 */
+	double cpu_pct;	   /* busy / total x 100 */
+	double steal_pct;  /* steal / total x 100 (0 on bare metal) */
+	double iowait_pct; /* iowait / total x 100 */
 	double cs_per_s;
 };
 

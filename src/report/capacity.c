@@ -21,9 +21,12 @@
 #include "report/session.h"
 
 #define POLL_MS 250
-#define SAT_FRAC 0.20	 /* saturated in more than this share of windows */
-#define FAIL_FRAC 0.01	 /* failed actions above this share fail a step */
-#define PREP_ACCEL 0.001 /* the preparation run: users log on, next to no load */
+#define SAT_FRAC 0.20	   /* saturated in more than this share of windows */
+#define FAIL_FRAC 0.01	   /* failed actions above this share fail a step */
+#define PREP_ACCEL 0.001   /* the preparation run: users log on, next to no load */
+#define LOOP_BOUND_PCT 90  /* the store's network thread is the limit from here */
+#define STEAL_NOTE_PCT 5   /* steal time worth naming beside the resource */
+#define IOWAIT_DISK_PCT 10 /* I/O wait that names the disk */
 
 struct mb_capacity {
 	uv_loop_t *loop;
@@ -44,6 +47,7 @@ struct mb_capacity {
 	size_t nsteps;
 	double lo, hi; /* passing / failing UE (0: none yet) */
 	bool hi_saturated;
+	int repeats;	   /* runs again of the current load so far */
 	double ops_per_ue; /* of the lightest passing step; 0 n/a */
 	double t0, t1;
 	char started[32];
@@ -66,7 +70,8 @@ void mb_capacity_params_default(struct mb_capacity_params *p)
 	p->warmup_s = 15;
 	p->measure_s = 30;
 	p->bisect_measure_s = 60;
-	p->max_steps = 12;
+	p->max_steps = 16;
+	p->confirm = 1;
 	p->tolerance = 0.10;
 	p->max_time_s = 840;
 }
@@ -251,10 +256,14 @@ static int run_session(struct mb_capacity *c, int users, double accel, double du
 	return 0;
 }
 
-static void start_step(struct mb_capacity *c, double ue, const char *phase)
+static void start_step(struct mb_capacity *c, double ue, const char *phase, bool repeat)
 {
+	char ph[sizeof(c->cur.phase)]; /* phase may be c->cur.phase (a run again) */
+	snprintf(ph, sizeof(ph), "%s", phase);
 	memset(&c->cur, 0, sizeof(c->cur));
-	snprintf(c->cur.phase, sizeof(c->cur.phase), "%s", phase);
+	memcpy(c->cur.phase, ph, sizeof(ph));
+	phase = c->cur.phase;
+	c->cur.repeat = repeat;
 	int users = (int)floor(ue);
 	if (users > c->p.max_users)
 		users = c->p.max_users;
@@ -268,8 +277,9 @@ static void start_step(struct mb_capacity *c, double ue, const char *phase)
 	c->cur_t0 = mb_now_s();
 	c->preparing = false;
 	c->state = MB_CAP_STEPPING;
-	msg(c, "step %zu (%s): %.0f UE = %d users x accel %.3g, %g s warm-up + %g s measured",
-	    c->nsteps + 1, phase, ue, users, c->cur.accel, c->p.warmup_s, c->cur.measure_s);
+	msg(c, "step %zu (%s%s): %.0f UE = %d users x accel %.3g, %g s warm-up + %g s measured",
+	    c->nsteps + 1, phase, repeat ? ", again" : "", ue, users, c->cur.accel, c->p.warmup_s,
+	    c->cur.measure_s);
 	if (run_session(c, users, c->cur.accel, c->p.warmup_s + c->cur.measure_s, c->p.warmup_s)) {
 		c->state = MB_CAP_FAILED;
 		snprintf(c->answer, sizeof(c->answer),
@@ -314,9 +324,8 @@ static bool limit_holds(const struct mb_capacity *c, struct mb_capacity_step *st
 	return true;
 }
 
-/* Which resource stopped a failing step. */
-static void name_resource(const struct mb_capacity *c, const struct mb_capacity_step *st,
-			  const struct mb_capacity_limit *failed, char *buf, size_t len)
+void mb_capacity_name_resource(const struct mb_capacity_step *st,
+			       const struct mb_capacity_limit *failed, char *buf, size_t len)
 {
 	int cpus = 1;
 	mb_online_cpus(&cpus);
@@ -327,6 +336,11 @@ static void name_resource(const struct mb_capacity *c, const struct mb_capacity_
 			 st->saturated_frac * 100);
 	} else if (failed && failed->kind == MB_LIM_CPU) {
 		snprintf(buf, len, "store CPU (%.0f%% of %d CPUs)", st->store_cpu_pct, cpus);
+	} else if (st->has_loop && st->loop_cpu_pct >= LOOP_BOUND_PCT) {
+		snprintf(buf, len,
+			 "the store's network thread (%.0f%% of one core; the store %.0f%% of %d "
+			 "CPUs)",
+			 st->loop_cpu_pct, st->store_cpu_pct, cpus);
 	} else if (st->has_cpu && st->store_cpu_pct >= 60) {
 		snprintf(buf, len, "store CPU (%.0f%% of %d CPUs)", st->store_cpu_pct, cpus);
 	} else if (st->has_mcpu && st->machine_cpu_pct >= 85) {
@@ -335,13 +349,24 @@ static void name_resource(const struct mb_capacity *c, const struct mb_capacity_
 		    "machine CPU (%.0f%%: the store %.0f%% and the load engine %.0f%% share %d "
 		    "CPUs)",
 		    st->machine_cpu_pct, st->store_cpu_pct, st->load_cpu_pct, cpus);
+	} else if (st->has_iowait && st->iowait_pct >= IOWAIT_DISK_PCT) {
+		snprintf(buf, len,
+			 "disk (the machine waited on I/O %.0f%% of its time; store CPU %.0f%%, "
+			 "machine CPU %.0f%%)",
+			 st->iowait_pct, st->store_cpu_pct, st->machine_cpu_pct);
 	} else {
 		snprintf(buf, len,
 			 "disk or the store's queues (store CPU %.0f%%, machine CPU %.0f%%: "
 			 "neither is near its limit)",
 			 st->store_cpu_pct, st->machine_cpu_pct);
 	}
-	(void)c;
+	/* a virtual machine whose host takes CPU time from it runs slower than
+	 * its CPUs: the same search finds a lower knee */
+	size_t n = strlen(buf);
+	if (!st->saturated && st->has_steal && st->steal_pct >= STEAL_NOTE_PCT && n < len)
+		snprintf(buf + n, len - n,
+			 "; the hypervisor took %.0f%% of the machine's CPU time (steal)",
+			 st->steal_pct);
 }
 
 static void finish(struct mb_capacity *c, enum mb_capacity_state st)
@@ -401,7 +426,7 @@ static void finish(struct mb_capacity *c, enum mb_capacity_state st)
 			if (strstr(fail->limited_by, lim_key[c->p.limit[k].kind]) ==
 			    fail->limited_by)
 				fl = &c->p.limit[k];
-		name_resource(c, fail, fl, res, sizeof(res));
+		mb_capacity_name_resource(fail, fl, res, sizeof(res));
 		snprintf(c->limiting, sizeof(c->limiting), "%s", res);
 		snprintf(c->answer, sizeof(c->answer),
 			 "Largest load under %s: %s. The limit failed at %.0f UE (%s): limiting "
@@ -461,6 +486,12 @@ static void step_done(struct mb_capacity *c)
 	st->machine_cpu_pct = sum->avg[MB_C_MACHINE_CPU_PCT];
 	st->has_lcpu = sum->has[MB_C_LOAD_CPU_PCT];
 	st->load_cpu_pct = sum->avg[MB_C_LOAD_CPU_PCT];
+	st->has_loop = sum->has[MB_C_STORE_LOOP_CPU_PCT];
+	st->loop_cpu_pct = sum->avg[MB_C_STORE_LOOP_CPU_PCT];
+	st->has_steal = sum->has[MB_C_MACHINE_STEAL_PCT];
+	st->steal_pct = sum->avg[MB_C_MACHINE_STEAL_PCT];
+	st->has_iowait = sum->has[MB_C_MACHINE_IOWAIT_PCT];
+	st->iowait_pct = sum->avg[MB_C_MACHINE_IOWAIT_PCT];
 	st->has_ops = sum->has[MB_C_RPC_OPS];
 	st->rpc_ops_per_s = sum->avg[MB_C_RPC_OPS];
 	for (int a = 0; a < MB_ACTION_COUNT; a++) {
@@ -494,8 +525,25 @@ static void step_done(struct mb_capacity *c)
 		st->rpc_ops_expected_per_s = c->ops_per_ue * st->ue;
 	if (c->nsteps < MB_CAPACITY_MAX_STEPS)
 		c->steps[c->nsteps++] = *st;
-	msg(c, "step %zu: %.0f UE: %s%s%s", c->nsteps, st->ue, st->pass ? "within the limit" : "",
-	    st->pass ? "" : "over: ", st->limited_by);
+	/* a failure the server caused is confirmed by running the same load
+	 * again (--confirm): a passing disturbance of the machine (a disk
+	 * stall, the hypervisor) does not set the knee.  A saturated load
+	 * engine is never the server's limit, so it is not repeated. */
+	double elapsed = mb_now_s() - c->t0;
+	bool again = !st->pass && !st->saturated && c->repeats < c->p.confirm && !c->stopped &&
+		     (int)c->nsteps < c->p.max_steps &&
+		     !(c->p.max_time_s > 0 &&
+		       elapsed + c->p.warmup_s + st->measure_s + 10 > c->p.max_time_s);
+	msg(c, "step %zu: %.0f UE: %s%s%s%s", c->nsteps, st->ue, st->pass ? "within the limit" : "",
+	    st->pass ? "" : "over: ", st->limited_by,
+	    again ? "; running the same load again to confirm it (--confirm)" : "");
+	if (again) {
+		c->repeats++;
+		emit_change(c);
+		start_step(c, st->ue, st->phase, true);
+		return;
+	}
+	c->repeats = 0;
 	if (st->pass) {
 		if (st->ue > c->lo)
 			c->lo = st->ue;
@@ -506,7 +554,6 @@ static void step_done(struct mb_capacity *c)
 	emit_change(c);
 
 	/* the next load */
-	double elapsed = mb_now_s() - c->t0;
 	double step_s = c->p.warmup_s + (c->hi == 0 ? c->p.measure_s : c->p.bisect_measure_s) + 10;
 	if (c->stopped || (int)c->nsteps >= c->p.max_steps ||
 	    (c->p.max_time_s > 0 && elapsed + step_s > c->p.max_time_s)) {
@@ -519,14 +566,14 @@ static void step_done(struct mb_capacity *c)
 			return;
 		}
 		double next = st->ue * 2 < c->p.to_ue ? st->ue * 2 : c->p.to_ue;
-		start_step(c, next, "ramp");
+		start_step(c, next, "ramp", false);
 		return;
 	}
 	if (c->lo == 0 || (c->hi - c->lo) <= c->p.tolerance * c->lo) {
 		finish(c, MB_CAP_DONE);
 		return;
 	}
-	start_step(c, round((c->lo + c->hi) / 2), "bisect");
+	start_step(c, round((c->lo + c->hi) / 2), "bisect", false);
 }
 
 static void on_poll(uv_timer_t *t)
@@ -550,7 +597,7 @@ static void on_poll(uv_timer_t *t)
 			finish(c, MB_CAP_DONE);
 			return;
 		}
-		start_step(c, c->p.from_ue, "ramp");
+		start_step(c, c->p.from_ue, "ramp", false);
 		return;
 	}
 	step_done(c);
@@ -563,7 +610,7 @@ int mb_capacity_start(struct mb_capacity *c, const struct mb_capacity_params *p,
 		return MB_EBUSY;
 	if (!(p->from_ue > 0) || !(p->to_ue >= p->from_ue) || !(p->warmup_s >= 0) ||
 	    !(p->measure_s > 0) || !(p->bisect_measure_s > 0) || p->max_steps < 1 ||
-	    !(p->tolerance > 0))
+	    p->confirm < 0 || !(p->tolerance > 0))
 		return MB_EINVAL;
 	int rc = mb_scenario_load(p->scenario, &c->sc, err);
 	if (rc)
@@ -589,6 +636,7 @@ int mb_capacity_start(struct mb_capacity *c, const struct mb_capacity_params *p,
 	c->nsteps = 0;
 	c->lo = c->hi = 0;
 	c->hi_saturated = false;
+	c->repeats = 0;
 	c->ops_per_ue = 0;
 	c->stopped = false;
 	c->answer[0] = c->limiting[0] = '\0';
@@ -616,7 +664,7 @@ int mb_capacity_start(struct mb_capacity *c, const struct mb_capacity_params *p,
 		emit_change(c);
 		return 0;
 	}
-	start_step(c, c->p.from_ue, "ramp");
+	start_step(c, c->p.from_ue, "ramp", false);
 	return c->state == MB_CAP_FAILED ? MB_ECHILD : 0;
 }
 
@@ -673,13 +721,14 @@ json_t *mb_capacity_json(const struct mb_capacity *c)
 	json_object_set_new(o, "limit", json_pack("{s:s,s:o}", "text", lt, "limits", lims));
 	json_object_set_new(
 	    o, "parameters",
-	    json_pack("{s:s,s:f,s:o,s:f,s:f,s:i,s:f,s:f,s:f,s:i,s:f,s:f}", "data", c->p.data_dir,
-		      "scale", c->p.scale > 0 ? c->p.scale : c->sc.scale, "compression",
+	    json_pack("{s:s,s:f,s:o,s:f,s:f,s:i,s:f,s:f,s:f,s:i,s:i,s:f,s:f}", "data",
+		      c->p.data_dir, "scale", c->p.scale > 0 ? c->p.scale : c->sc.scale,
+		      "compression",
 		      json_boolean(c->p.compression >= 0 ? c->p.compression : c->sc.compression),
 		      "from_ue", c->p.from_ue, "to_ue", c->p.to_ue, "max_users", c->p.max_users,
 		      "warmup_s", c->p.warmup_s, "measure_s", c->p.measure_s, "bisect_measure_s",
-		      c->p.bisect_measure_s, "max_steps", c->p.max_steps, "tolerance",
-		      c->p.tolerance, "max_time_s", c->p.max_time_s));
+		      c->p.bisect_measure_s, "max_steps", c->p.max_steps, "confirm", c->p.confirm,
+		      "tolerance", c->p.tolerance, "max_time_s", c->p.max_time_s));
 	json_t *steps = json_array();
 	for (size_t i = 0; i < c->nsteps; i++) {
 		const struct mb_capacity_step *s = &c->steps[i];
@@ -698,6 +747,8 @@ json_t *mb_capacity_json(const struct mb_capacity *c)
 		json_object_set_new(x, "store_cpu_pct", nn(s->has_cpu, s->store_cpu_pct));
 		json_object_set_new(x, "machine_cpu_pct", nn(s->has_mcpu, s->machine_cpu_pct));
 		json_object_set_new(x, "load_cpu_pct", nn(s->has_lcpu, s->load_cpu_pct));
+		json_object_set_new(x, "store_loop_cpu_pct", nn(s->has_loop, s->loop_cpu_pct));
+		json_object_set_new(x, "machine_steal_pct", nn(s->has_steal, s->steal_pct));
 		json_object_set_new(x, "rpc_ops_per_s", nn(s->has_ops, s->rpc_ops_per_s));
 		json_object_set_new(x, "rpc_ops_expected_per_s",
 				    nn(s->rpc_ops_expected_per_s >= 0, s->rpc_ops_expected_per_s));
@@ -706,6 +757,8 @@ json_t *mb_capacity_json(const struct mb_capacity *c)
 		json_object_set_new(x, "failed_actions", json_real(s->failed_actions));
 		json_object_set_new(x, "saturated_fraction", json_real(s->saturated_frac));
 		json_object_set_new(x, "saturated", json_boolean(s->saturated));
+		json_object_set_new(x, "machine_iowait_pct", nn(s->has_iowait, s->iowait_pct));
+		json_object_set_new(x, "repeat", json_boolean(s->repeat));
 		json_object_set_new(x, "pass", json_boolean(s->pass));
 		json_object_set_new(x, "limited_by",
 				    s->limited_by[0] ? json_string(s->limited_by) : json_null());

@@ -70,7 +70,9 @@ struct mb_capacity_params {
 	double bisect_measure_s; /* per bisection step: the steps that place the
 				  * knee measure longer (a p95 near the limit
 				  * from a short window is mostly noise) */
-	int max_steps;		 /* steps in all (ramp + bisection) */
+	int max_steps;		 /* steps in all (ramp + bisection + repeats) */
+	int confirm;		 /* a failing step runs again up to this many
+				  * times and fails only when every run fails */
 	double tolerance;	 /* bisect until (hi - lo) / lo <= this */
 	double max_time_s;	 /* stop stepping after this (0: none) */
 };
@@ -82,13 +84,17 @@ struct mb_capacity_step {
 	double accel, ue;
 	bool has_score, has_rpc;
 	double score_ms, rpc_p50_ms, rpc_p95_ms, rpc_p99_ms, client_latency_ms;
-	bool has_cpu, has_mcpu, has_lcpu, has_ops;
+	bool has_cpu, has_mcpu, has_lcpu, has_ops, has_loop, has_steal, has_iowait;
 	double store_cpu_pct, machine_cpu_pct, load_cpu_pct, rpc_ops_per_s;
+	double loop_cpu_pct;	       /* the store's network thread, % of one core */
+	double steal_pct;	       /* the machine's steal time (hypervisor) */
+	double iowait_pct;	       /* the machine's I/O wait */
 	double rpc_ops_expected_per_s; /* ops per UE of the lightest passing step x UE; < 0 n/a */
 	double actions_scheduled, actions_done, failed_actions;
 	double saturated_frac; /* share of measured windows the load engine was saturated */
 	bool saturated;
 	bool pass;
+	bool repeat;	      /* a run again of the step before, at the same load */
 	char limited_by[160]; /* why it failed ("" when it passed) */
 	char run_id[64];
 	double seconds; /* wall time of the step, init included */
@@ -116,6 +122,14 @@ void mb_capacity_params_default(struct mb_capacity_params *p);
 int mb_capacity_limit_parse(const char *text, struct mb_capacity_limit *out, char *why,
 			    size_t whylen);
 void mb_capacity_limit_text(const struct mb_capacity_limit *l, char *buf, size_t len);
+/* Which resource stopped failing step st (failed: the limit it failed, or
+ * NULL), in words, into buf: the load engine when it saturated; the store's
+ * network thread at 90% of a core or more; store CPU at 60% of the CPUs or
+ * more; machine CPU at 85% or more; the disk when the machine waited on I/O
+ * 10% of its time or more; else disk or the store's queues.  Steal time of
+ * 5% or more is named after it. */
+void mb_capacity_name_resource(const struct mb_capacity_step *st,
+			       const struct mb_capacity_limit *failed, char *buf, size_t len);
 /* The real-users budget of the load engine: RLIMIT_NOFILE less a margin,
  * at most MB_CAPACITY_CPU_USERS. */
 int mb_capacity_fd_users(void);

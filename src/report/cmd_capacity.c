@@ -81,12 +81,12 @@ static void fmt(char *b, size_t n, bool has, double v, int dec)
 
 static void print_curve(const struct mb_capacity *c, FILE *f)
 {
-	fprintf(f, "%4s %-6s %6s %8s %8s %8s %20s %6s %6s %8s %8s %7s %4s %s\n", "step", "phase",
-		"users", "accel", "UE", "score", "RPC p50/p95/p99 ms", "store%", "mach%", "ops/s",
-		"expect", "failed", "sat", "within limit");
+	fprintf(f, "%4s %-6s %6s %8s %8s %8s %20s %6s %5s %6s %6s %8s %8s %7s %4s %s\n", "step",
+		"phase", "users", "accel", "UE", "score", "RPC p50/p95/p99 ms", "store%", "net%",
+		"mach%", "steal%", "ops/s", "expect", "failed", "sat", "within limit");
 	for (size_t i = 0; i < mb_capacity_step_count(c); i++) {
 		const struct mb_capacity_step *s = mb_capacity_step_at(c, i);
-		char sc[16], lat[40], cpu[16], mc[16], ops[16], ex[16];
+		char sc[16], lat[40], cpu[16], lc[16], mc[16], stl[16], ops[16], ex[16];
 		fmt(sc, sizeof(sc), s->has_score, s->score_ms, 0);
 		if (s->has_rpc)
 			snprintf(lat, sizeof(lat), "%.1f/%.1f/%.1f", s->rpc_p50_ms, s->rpc_p95_ms,
@@ -94,13 +94,17 @@ static void print_curve(const struct mb_capacity *c, FILE *f)
 		else
 			snprintf(lat, sizeof(lat), "n/a");
 		fmt(cpu, sizeof(cpu), s->has_cpu, s->store_cpu_pct, 1);
+		fmt(lc, sizeof(lc), s->has_loop, s->loop_cpu_pct, 0);
 		fmt(mc, sizeof(mc), s->has_mcpu, s->machine_cpu_pct, 1);
+		fmt(stl, sizeof(stl), s->has_steal, s->steal_pct, 1);
 		fmt(ops, sizeof(ops), s->has_ops, s->rpc_ops_per_s, 0);
 		fmt(ex, sizeof(ex), s->rpc_ops_expected_per_s >= 0, s->rpc_ops_expected_per_s, 0);
-		fprintf(f, "%4zu %-6s %6d %8.3g %8.0f %8s %20s %6s %6s %8s %8s %7.0f %4s %s%s%s\n",
-			i + 1, s->phase, s->users, s->accel, s->ue, sc, lat, cpu, mc, ops, ex,
-			s->failed_actions, s->saturated ? "yes" : "no", s->pass ? "yes" : "no",
-			s->pass ? "" : ": ", s->limited_by);
+		fprintf(f,
+			"%4zu %-6s %6d %8.3g %8.0f %8s %20s %6s %5s %6s %6s %8s %8s %7.0f %4s "
+			"%s%s%s%s\n",
+			i + 1, s->phase, s->users, s->accel, s->ue, sc, lat, cpu, lc, mc, stl, ops,
+			ex, s->failed_actions, s->saturated ? "yes" : "no", s->pass ? "yes" : "no",
+			s->pass ? "" : ": ", s->limited_by, s->repeat ? " (run again)" : "");
 	}
 }
 
@@ -308,14 +312,25 @@ static const struct mb_opt capacity_opts[] = {
 	     "after its warm-up"},
     {.path = "max-steps",
      .flag = "max-steps",
-     .dtext = "12",
+     .dtext = "16",
      .metavar = "N",
      .type = MB_OT_INT,
      .off = offsetof(CAA, p.max_steps),
-     .def = 12,
+     .def = 16,
      .min = 1,
      .max = MB_CAPACITY_MAX_STEPS,
-     .help = "steps in all (ramp and bisection)"},
+     .help = "steps in all (ramp, bisection and the runs again of --confirm)"},
+    {.path = "confirm",
+     .flag = "confirm",
+     .dtext = "1",
+     .metavar = "N",
+     .type = MB_OT_INT,
+     .off = offsetof(CAA, p.confirm),
+     .def = 1,
+     .min = 0,
+     .max = 4,
+     .help = "run a failing step again up to N times at the same load; it fails only "
+	     "when every run fails (a passing stall of the machine does not set the knee)"},
     {.path = "tolerance",
      .flag = "tolerance",
      .dtext = "0.10",

@@ -236,10 +236,11 @@ static void print_report(struct mb_session *s, const struct mb_run_summary *sum,
 		fprintf(f, "n/a: %s\n\n", sum->unmeasured);
 	char val[32];
 	static const enum mb_counter_id beside[] = {
-	    MB_C_MACHINE_CPU_PCT,     MB_C_LOAD_CPU_PCT, MB_C_SYSTEM_CONTEXT_SWITCHES,
-	    MB_C_DELIVERY_RECIPIENTS, MB_C_RPC_PER_S,	 MB_C_DB_CACHE_HIT_PCT,
-	    MB_C_CACHE_DATA_PCT,      MB_C_STORE_RSS_MB, MB_C_ACTIONS,
-	    MB_C_ACTIONS_FAILED,      MB_C_LOOP_LAG_MS,	 MB_C_STRESS_IOPS,
+	    MB_C_MACHINE_CPU_PCT,     MB_C_MACHINE_STEAL_PCT, MB_C_MACHINE_IOWAIT_PCT,
+	    MB_C_STORE_LOOP_CPU_PCT,  MB_C_LOAD_CPU_PCT,      MB_C_SYSTEM_CONTEXT_SWITCHES,
+	    MB_C_DELIVERY_RECIPIENTS, MB_C_RPC_PER_S,	      MB_C_DB_CACHE_HIT_PCT,
+	    MB_C_CACHE_DATA_PCT,      MB_C_STORE_RSS_MB,      MB_C_ACTIONS,
+	    MB_C_ACTIONS_FAILED,      MB_C_LOOP_LAG_MS,	      MB_C_STRESS_IOPS,
 	    MB_C_STRESS_READ_MS,      MB_C_STRESS_LOG_MS};
 	for (size_t i = 0; i < sizeof(beside) / sizeof(beside[0]); i++) {
 		enum mb_counter_id id = beside[i];

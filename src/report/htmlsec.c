@@ -520,8 +520,11 @@ void mb__html_sec_capacity(struct rep *r)
 			char b[64];
 			mb__html_out(r, "<tr>");
 			mb__html_td_num(r, true, (double)k + 1, 0);
-			mb__html_td_text(r,
-					 mb__html_jtext(json_object_get(s, "phase"), b, sizeof(b)));
+			char ph[96];
+			snprintf(ph, sizeof(ph), "%s%s",
+				 mb__html_jtext(json_object_get(s, "phase"), b, sizeof(b)),
+				 json_is_true(json_object_get(s, "repeat")) ? ", run again" : "");
+			mb__html_td_text(r, ph);
 			double v = mb__html_jnum(s, "users", &h);
 			mb__html_td_num(r, h, v, 0);
 			v = mb__html_jnum(s, "accel", &h);

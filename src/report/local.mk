@@ -33,10 +33,10 @@ MB_UNIT_TESTS += tests/unit/test_table tests/unit/test_report tests/unit/test_su
 
 TESTS += tests/integration/run_headless.sh tests/integration/run_repeat.sh \
 	tests/integration/report_html.sh tests/integration/run_faults.sh tests/integration/run_disk.sh \
-	tests/integration/run_store_target.sh
+	tests/integration/run_store_target.sh tests/integration/capacity_confirm.sh
 EXTRA_DIST += tests/integration/run_headless.sh tests/integration/run_repeat.sh \
 	tests/integration/report_html.sh tests/integration/run_faults.sh tests/integration/run_disk.sh \
-	tests/integration/run_store_target.sh
+	tests/integration/run_store_target.sh tests/integration/capacity_confirm.sh
 # the report test keeps its outputs in the build directory for inspection
 CLEANFILES += tests/artefacts/report.pdf tests/artefacts/report.html tests/artefacts/report.png
 

@@ -36,7 +36,8 @@ double mb_runcmp_ue(const struct mb_run_summary *r)
 /* True when counter id grows with the offered load (compared per UE). */
 static bool mb_runcmp_per_load(enum mb_counter_id id)
 {
-	if (id == MB_C_PROCESSOR_PCT || id == MB_C_LOAD_CPU_PCT || id == MB_C_MACHINE_CPU_PCT)
+	if (id == MB_C_PROCESSOR_PCT || id == MB_C_LOAD_CPU_PCT || id == MB_C_MACHINE_CPU_PCT ||
+	    id == MB_C_STORE_LOOP_CPU_PCT)
 		return true;
 	return mb_counters[id].kind == MB_RATE &&
 	       (mb_counters[id].source == MB_SRC_STORE || mb_counters[id].source == MB_SRC_LOAD);

@@ -258,6 +258,12 @@ void mb__on_tick(uv_timer_t *t)
 				if (i == MB_C_MACHINE_CPU_PCT) {
 					v[i] = hr.cpu_pct;
 					has[i] = true;
+				} else if (i == MB_C_MACHINE_STEAL_PCT) {
+					v[i] = hr.steal_pct;
+					has[i] = true;
+				} else if (i == MB_C_MACHINE_IOWAIT_PCT) {
+					v[i] = hr.iowait_pct;
+					has[i] = true;
 				} else if (i == MB_C_SYSTEM_CONTEXT_SWITCHES) {
 					v[i] = hr.cs_per_s;
 					has[i] = true;

@@ -125,6 +125,7 @@ struct loop_state {
 	/* stats stream */
 	struct mb_stats_writer *stats;
 	struct mb_proc_sample ps_prev;
+	double loop_cpu_prev; /* this thread's CPU seconds at the last window */
 	double t_prev;
 	uint64_t prev_bytes, prev_rpcs, prev_ops, prev_ddb, prev_drcpt;
 	struct mb_io_stats io_prev;

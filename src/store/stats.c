@@ -1,9 +1,9 @@
 /* stats.c: the store's counters on the stats stream, once a second from
  * the loop thread: rates over the last window (RPCs, operations, network,
  * deliveries, database and log I/O, cache), gauges (memory, checkpoint
- * depth, groups in ERROR, refusals), the per-operation histograms, and the
- * "store" object of the stream's extra JSON (connections, limits, refused,
- * storage groups out of service).
+ * depth, groups in ERROR, refusals, the loop thread's own CPU), the
+ * per-operation histograms, and the "store" object of the stream's extra
+ * JSON (connections, limits, refused, storage groups out of service).
  *
  * Invariants: every rate is the difference to the previous window's
  * snapshot in loop_state (prev_*, io_prev, cache_prev) over the window's
@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 void mb__stats_on_timer(uv_timer_t *t)
 {
@@ -51,6 +52,15 @@ void mb__stats_on_timer(uv_timer_t *t)
 		SET(STORE_VIRTUAL_MB, (double)ps.vsize_bytes / 1048576.0);
 		SET(STORE_RSS_MB, (double)ps.rss_bytes / 1048576.0);
 		ls->ps_prev = ps;
+	}
+	/* the loop thread's own CPU time (this timer runs on it): the store's
+	 * one network thread, whose core is the limit when it reaches 100 */
+	struct timespec tc;
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &tc) == 0) {
+		double cpu = (double)tc.tv_sec + (double)tc.tv_nsec / 1e9;
+		if (ls->loop_cpu_prev > 0 && cpu >= ls->loop_cpu_prev)
+			SET(STORE_LOOP_CPU_PCT, (cpu - ls->loop_cpu_prev) / dt * 100.0);
+		ls->loop_cpu_prev = cpu;
 	}
 	uint64_t ddb = atomic_load(&st->c.deliveries_db);
 	uint64_t drc = atomic_load(&st->c.deliveries_rcpt);

@@ -62,7 +62,9 @@ for sc in online cached; do
 		fail "$sc: not every counters-table key"
 	jq -e '.counters.users > 0 and .counters.rpc_ops_per_s > 0' "$j" >/dev/null ||
 		fail "$sc: users or RPC operations not measured"
-	jq -e '.counters.processor_pct >= 0 and .counters.store_virtual_mb > 0' "$j" >/dev/null ||
+	jq -e '.counters.processor_pct >= 0 and .counters.store_virtual_mb > 0 and
+		.counters.store_loop_cpu_pct > 0 and .counters.store_loop_cpu_pct <= 101 and
+		.counters.machine_steal_pct >= 0' "$j" >/dev/null ||
 		fail "$sc: store figures not measured"
 	jq -e '.parameters.users == 8 and .parameters.accel == 100 and .parameters.measured_s > 0' \
 		"$j" >/dev/null || fail "$sc: parameters"

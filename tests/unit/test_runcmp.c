@@ -180,6 +180,47 @@ static void test_limits(void **state)
 	assert_true(mb_capacity_fd_users() >= 1 && mb_capacity_fd_users() <= MB_CAPACITY_CPU_USERS);
 }
 
+/* The resource named for a failing step follows the measured figures. */
+static void test_resource(void **state)
+{
+	(void)state;
+	struct mb_capacity_step st;
+	char buf[256];
+	memset(&st, 0, sizeof(st));
+	st.has_cpu = st.has_mcpu = st.has_loop = st.has_steal = true;
+	st.store_cpu_pct = 55;
+	st.machine_cpu_pct = 70;
+	st.loop_cpu_pct = 97;
+	mb_capacity_name_resource(&st, NULL, buf, sizeof(buf));
+	assert_non_null(strstr(buf, "the store's network thread (97% of one core"));
+	assert_null(strstr(buf, "steal"));
+	/* below 90% of a core: the store's share of all CPUs decides */
+	st.loop_cpu_pct = 80;
+	st.store_cpu_pct = 64;
+	mb_capacity_name_resource(&st, NULL, buf, sizeof(buf));
+	assert_true(strncmp(buf, "store CPU (64% of", 17) == 0);
+	st.store_cpu_pct = 40;
+	st.machine_cpu_pct = 90;
+	mb_capacity_name_resource(&st, NULL, buf, sizeof(buf));
+	assert_true(strncmp(buf, "machine CPU (90%", 16) == 0);
+	st.machine_cpu_pct = 50;
+	st.steal_pct = 12;
+	mb_capacity_name_resource(&st, NULL, buf, sizeof(buf));
+	assert_true(strncmp(buf, "disk or the store's queues", 26) == 0);
+	assert_non_null(strstr(buf, "; the hypervisor took 12% of the machine's CPU time (steal)"));
+	/* unmeasured figures name nothing they did not see */
+	st.has_loop = st.has_steal = false;
+	st.loop_cpu_pct = 100;
+	mb_capacity_name_resource(&st, NULL, buf, sizeof(buf));
+	assert_null(strstr(buf, "network thread"));
+	assert_null(strstr(buf, "steal"));
+	/* a saturated load engine is never the server's limit */
+	st.saturated = true;
+	st.saturated_frac = 0.5;
+	mb_capacity_name_resource(&st, NULL, buf, sizeof(buf));
+	assert_true(strncmp(buf, "the load engine", 15) == 0);
+}
+
 static void test_html(void **state)
 {
 	(void)state;
@@ -244,11 +285,9 @@ static void test_html(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_diff_normalised),
-	    cmocka_unit_test(test_warnings_and_table),
-	    cmocka_unit_test(test_timeline),
-	    cmocka_unit_test(test_limits),
-	    cmocka_unit_test(test_html),
+	    cmocka_unit_test(test_diff_normalised), cmocka_unit_test(test_warnings_and_table),
+	    cmocka_unit_test(test_timeline),	    cmocka_unit_test(test_limits),
+	    cmocka_unit_test(test_resource),	    cmocka_unit_test(test_html),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -173,6 +173,9 @@ static void test_host(void **state)
 	assert_true(b.ctxt > a.ctxt);
 	assert_int_equal(mb_host_rates(&a, &b, &r), 0);
 	assert_true(r.cpu_pct > 0.0 && r.cpu_pct <= 100.0);
+	/* steal is a part of the busy time */
+	assert_true(b.steal_ticks <= b.busy_ticks && b.steal_ticks >= a.steal_ticks);
+	assert_true(r.steal_pct >= 0.0 && r.steal_pct <= r.cpu_pct);
 	assert_true(r.cs_per_s > 0.0);
 	assert_int_equal(mb_host_rates(&b, &a, &r), MB_EINVAL);
 }

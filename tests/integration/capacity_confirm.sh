@@ -1,0 +1,48 @@
+#!/bin/sh
+# capacity_confirm.sh: a failing capacity step is run again at the same
+# load before it bounds the search (--confirm), and the JSON and the curve
+# say which step was the run again.  A limit no load can hold (store CPU
+# at most 0.01%) makes every step fail: with --confirm 1 the search runs
+# the first load twice and names no knee; with --confirm 0 once.  The
+# steps carry the machine's steal and I/O wait and the store's network
+# thread.  Exit 77 when jq is missing.  Bounded by timeout.
+set -u
+MAILBENCH=${MAILBENCH:-$(pwd)/mailbench}
+command -v jq >/dev/null 2>&1 || { echo "SKIP: jq not installed"; exit 77; }
+T=$(mktemp -d "${TMPDIR:-/tmp}/mb-capconf.XXXXXX")
+cleanup() {
+	for p in $(pgrep -f "$T/" 2>/dev/null); do kill -9 "$p" 2>/dev/null; done
+	rm -rf "$T"
+}
+trap cleanup EXIT INT TERM
+fail() {
+	echo "FAIL: $*"
+	for f in "$T"/*.out "$T"/*.err; do [ -f "$f" ] && { echo "---- $f"; tail -30 "$f"; }; done
+	exit 1
+}
+search() { # NAME CONFIRM
+	timeout 300 "$MAILBENCH" capacity -s online --scale 0.01 --data "$T/data" --from 400 \
+		--to 800 --max-users 20 --warmup 2 --measure 4 --bisect-measure 4 --max-steps 4 \
+		--limit cpu=0.01% --confirm "$2" --json "$T/$1.json" >"$T/$1.out" 2>"$T/$1.err" ||
+		fail "$1: capacity search (exit $?)"
+}
+
+search again 1
+jq -e '.parameters.confirm == 1 and (.steps | length) == 2 and
+	.steps[0].repeat == false and .steps[1].repeat == true and
+	.steps[1].ue == .steps[0].ue and .steps[1].phase == .steps[0].phase and
+	.steps[1].measure_s == .steps[0].measure_s and
+	all(.steps[]; .pass == false) and
+	.answer.knee_ue == null and .answer.fail_ue == 400' "$T/again.json" >/dev/null ||
+	fail "--confirm 1: the failing first load was not run again once"
+jq -e 'all(.steps[]; (.machine_steal_pct >= 0) and (.machine_iowait_pct >= 0) and
+	(.store_loop_cpu_pct > 0) and (.store_loop_cpu_pct <= 101))' "$T/again.json" >/dev/null ||
+	fail "steps without the machine's steal and I/O wait or the store's network thread"
+grep -q "running the same load again to confirm it" "$T/again.err" ||
+	fail "no progress line for the run again"
+grep -Eq '^ +2 ramp .*\(run again\)$' "$T/again.out" || fail "the curve does not mark the run again"
+
+search once 0
+jq -e '.parameters.confirm == 0 and (.steps | length) == 1 and .answer.fail_ue == 400' \
+	"$T/once.json" >/dev/null || fail "--confirm 0: a failing step was run again"
+echo "capacity_confirm: OK"
