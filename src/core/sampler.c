@@ -193,11 +193,22 @@ int mb_host_rates(const struct mb_host_sample *a, const struct mb_host_sample *b
 	if (!(dt > 0))
 		return MB_EINVAL;
 	double total = delta(a->total_ticks, b->total_ticks);
-	out->cpu_pct = total > 0 ? delta(a->busy_ticks, b->busy_ticks) / total * 100.0 : 0.0;
-	out->steal_pct = total > 0 ? delta(a->steal_ticks, b->steal_ticks) / total * 100.0 : 0.0;
-	out->iowait_pct = total > 0 ? delta(a->iowait_ticks, b->iowait_ticks) / total * 100.0 : 0.0;
+	/* each kind of tick as a share of all the ticks between the samples */
+#define SHARE(f) (total > 0 ? delta(a->f, b->f) / total * 100.0 : 0.0)
+	out->cpu_pct = SHARE(busy_ticks);
+	out->steal_pct = SHARE(steal_ticks);
+	out->iowait_pct = SHARE(iowait_ticks);
+#undef SHARE
 	out->cs_per_s = delta(a->ctxt, b->ctxt) / dt;
 	return 0;
+}
+
+double mb_thread_cpu_s(void)
+{
+	struct timespec ts;
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+		return 0;
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 int mb_online_cpus(int *out)

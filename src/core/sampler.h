@@ -55,6 +55,10 @@ int mb_proc_rates(const struct mb_proc_sample *a, const struct mb_proc_sample *b
 int mb_host_rates(const struct mb_host_sample *a, const struct mb_host_sample *b,
 		  struct mb_host_rates *out);
 
+/* CPU seconds the calling thread has used (CLOCK_THREAD_CPUTIME_ID); 0 when
+ * the clock cannot be read. */
+double mb_thread_cpu_s(void);
+
 int mb_online_cpus(int *out);
 /* SMT (Hyper-Threading) on: *out = true/false; MB_EUNSUPPORTED when unknown. */
 int mb_smt_active(bool *out);

@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "core/error.h"
@@ -38,14 +37,6 @@ struct mb_distload {
 	bool have_ps;
 	double window_cpu_ms; /* the last exchange's CPU time (this thread) */
 };
-
-static double thread_cpu_ms(void)
-{
-	struct timespec ts;
-	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
-		return 0;
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
 
 int mb_distload_join(int first, int last, struct mb_distload **out)
 {
@@ -220,7 +211,7 @@ int mb_distload_window(struct mb_distload *d, struct mb_load_stats *win, bool sa
 	me.connect_failures = win->n.connect_failures;
 	me.cpu_core_pct = -1;
 	me.window_cpu_ms = d->window_cpu_ms;
-	double c0 = thread_cpu_ms();
+	double c0 = mb_thread_cpu_s() * 1e3;
 	memcpy(me.host, d->host, sizeof(me.host));
 	struct mb_proc_sample ps;
 	if (mb_proc_sample(0, &ps) == 0) {
@@ -235,7 +226,7 @@ int mb_distload_window(struct mb_distload *d, struct mb_load_stats *win, bool sa
 	size_t acks_len = 0;
 	int any = 0;
 	int rc = d->ops->window(d->d, win, &me, d->all, d->buf, alen, &acks, &acks_len, &any);
-	d->window_cpu_ms = thread_cpu_ms() - c0;
+	d->window_cpu_ms = mb_thread_cpu_s() * 1e3 - c0;
 	if (rc != 0)
 		return rc;
 	*stop = any != 0;

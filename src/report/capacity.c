@@ -47,7 +47,6 @@ struct mb_capacity {
 	size_t nsteps;
 	double lo, hi; /* passing / failing UE (0: none yet) */
 	bool hi_saturated;
-	int repeats;	   /* runs again of the current load so far */
 	double ops_per_ue; /* of the lightest passing step; 0 n/a */
 	double t0, t1;
 	char started[32];
@@ -446,6 +445,24 @@ static void finish(struct mb_capacity *c, enum mb_capacity_state st)
 	emit_change(c);
 }
 
+/* True when another step of measure_s may start: not stopped, within
+ * --max-steps and, with its warm-up and a margin, within --max-time. */
+static bool room_for_step(const struct mb_capacity *c, double measure_s)
+{
+	double elapsed = mb_now_s() - c->t0;
+	return !c->stopped && (int)c->nsteps < c->p.max_steps &&
+	       !(c->p.max_time_s > 0 && elapsed + c->p.warmup_s + measure_s + 10 > c->p.max_time_s);
+}
+
+/* Runs again of the last step's load so far: the repeat steps at the end. */
+static int runs_again(const struct mb_capacity *c)
+{
+	int n = 0;
+	for (size_t i = c->nsteps; i > 0 && c->steps[i - 1].repeat; i--)
+		n++;
+	return n;
+}
+
 static void step_done(struct mb_capacity *c)
 {
 	if (c->stopped) {
@@ -529,21 +546,16 @@ static void step_done(struct mb_capacity *c)
 	 * again (--confirm): a passing disturbance of the machine (a disk
 	 * stall, the hypervisor) does not set the knee.  A saturated load
 	 * engine is never the server's limit, so it is not repeated. */
-	double elapsed = mb_now_s() - c->t0;
-	bool again = !st->pass && !st->saturated && c->repeats < c->p.confirm && !c->stopped &&
-		     (int)c->nsteps < c->p.max_steps &&
-		     !(c->p.max_time_s > 0 &&
-		       elapsed + c->p.warmup_s + st->measure_s + 10 > c->p.max_time_s);
+	bool again = !st->pass && !st->saturated && runs_again(c) < c->p.confirm &&
+		     room_for_step(c, st->measure_s);
 	msg(c, "step %zu: %.0f UE: %s%s%s%s", c->nsteps, st->ue, st->pass ? "within the limit" : "",
 	    st->pass ? "" : "over: ", st->limited_by,
 	    again ? "; running the same load again to confirm it (--confirm)" : "");
 	if (again) {
-		c->repeats++;
 		emit_change(c);
 		start_step(c, st->ue, st->phase, true);
 		return;
 	}
-	c->repeats = 0;
 	if (st->pass) {
 		if (st->ue > c->lo)
 			c->lo = st->ue;
@@ -554,9 +566,7 @@ static void step_done(struct mb_capacity *c)
 	emit_change(c);
 
 	/* the next load */
-	double step_s = c->p.warmup_s + (c->hi == 0 ? c->p.measure_s : c->p.bisect_measure_s) + 10;
-	if (c->stopped || (int)c->nsteps >= c->p.max_steps ||
-	    (c->p.max_time_s > 0 && elapsed + step_s > c->p.max_time_s)) {
+	if (!room_for_step(c, c->hi == 0 ? c->p.measure_s : c->p.bisect_measure_s)) {
 		finish(c, MB_CAP_DONE);
 		return;
 	}
@@ -636,7 +646,6 @@ int mb_capacity_start(struct mb_capacity *c, const struct mb_capacity_params *p,
 	c->nsteps = 0;
 	c->lo = c->hi = 0;
 	c->hi_saturated = false;
-	c->repeats = 0;
 	c->ops_per_ue = 0;
 	c->stopped = false;
 	c->answer[0] = c->limiting[0] = '\0';

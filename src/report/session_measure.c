@@ -252,22 +252,16 @@ void mb__on_tick(uv_timer_t *t)
 	if (mb_host_sample(&hs) == 0) {
 		struct mb_host_rates hr;
 		if (s->host_prev_ok && mb_host_rates(&s->host_prev, &hs, &hr) == 0) {
-			for (int i = 0; i < MB_COUNTER_COUNT; i++) {
-				if (mb_counters[i].source != MB_SRC_HOST)
-					continue;
-				if (i == MB_C_MACHINE_CPU_PCT) {
-					v[i] = hr.cpu_pct;
-					has[i] = true;
-				} else if (i == MB_C_MACHINE_STEAL_PCT) {
-					v[i] = hr.steal_pct;
-					has[i] = true;
-				} else if (i == MB_C_MACHINE_IOWAIT_PCT) {
-					v[i] = hr.iowait_pct;
-					has[i] = true;
-				} else if (i == MB_C_SYSTEM_CONTEXT_SWITCHES) {
-					v[i] = hr.cs_per_s;
-					has[i] = true;
-				}
+			const struct {
+				enum mb_counter_id id;
+				double v;
+			} host[] = {{MB_C_MACHINE_CPU_PCT, hr.cpu_pct},
+				    {MB_C_MACHINE_STEAL_PCT, hr.steal_pct},
+				    {MB_C_MACHINE_IOWAIT_PCT, hr.iowait_pct},
+				    {MB_C_SYSTEM_CONTEXT_SWITCHES, hr.cs_per_s}};
+			for (size_t k = 0; k < sizeof(host) / sizeof(host[0]); k++) {
+				v[host[k].id] = host[k].v;
+				has[host[k].id] = true;
 			}
 		}
 		if (s->host_prev_ok && s->series_on) {

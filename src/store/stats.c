@@ -22,7 +22,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 
 void mb__stats_on_timer(uv_timer_t *t)
 {
@@ -55,13 +54,10 @@ void mb__stats_on_timer(uv_timer_t *t)
 	}
 	/* the loop thread's own CPU time (this timer runs on it): the store's
 	 * one network thread, whose core is the limit when it reaches 100 */
-	struct timespec tc;
-	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &tc) == 0) {
-		double cpu = (double)tc.tv_sec + (double)tc.tv_nsec / 1e9;
-		if (ls->loop_cpu_prev > 0 && cpu >= ls->loop_cpu_prev)
-			SET(STORE_LOOP_CPU_PCT, (cpu - ls->loop_cpu_prev) / dt * 100.0);
-		ls->loop_cpu_prev = cpu;
-	}
+	double cpu = mb_thread_cpu_s();
+	if (ls->loop_cpu_prev > 0 && cpu >= ls->loop_cpu_prev)
+		SET(STORE_LOOP_CPU_PCT, (cpu - ls->loop_cpu_prev) / dt * 100.0);
+	ls->loop_cpu_prev = cpu;
 	uint64_t ddb = atomic_load(&st->c.deliveries_db);
 	uint64_t drc = atomic_load(&st->c.deliveries_rcpt);
 	SET(LOCAL_DELIVERY, (double)(ddb - ls->prev_ddb) / dt);
