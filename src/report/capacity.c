@@ -71,6 +71,7 @@ void mb_capacity_params_default(struct mb_capacity_params *p)
 	p->bisect_measure_s = 60;
 	p->max_steps = 16;
 	p->confirm = 1;
+	p->steal_limit_pct = 2;
 	p->tolerance = 0.10;
 	p->max_time_s = 840;
 }
@@ -368,6 +369,20 @@ void mb_capacity_name_resource(const struct mb_capacity_step *st,
 			 st->steal_pct);
 }
 
+/* True when every run at load ue was disturbed (and there was one). */
+static bool all_disturbed(const struct mb_capacity *c, double ue)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < c->nsteps; i++) {
+		if (c->steps[i].ue != ue)
+			continue;
+		if (!c->steps[i].disturbed)
+			return false;
+		n++;
+	}
+	return n > 0;
+}
+
 static void finish(struct mb_capacity *c, enum mb_capacity_state st)
 {
 	c->state = st;
@@ -398,6 +413,12 @@ static void finish(struct mb_capacity *c, enum mb_capacity_state st)
 			 best->ue, best->users, best->accel, best->has_score ? "" : "n/a ",
 			 best->score_ms, best->store_cpu_pct);
 	const char *stop = c->stopped ? " (search stopped early)" : "";
+	char dist[200] = "";
+	if (fail && !c->hi_saturated && all_disturbed(c, c->hi))
+		snprintf(dist, sizeof(dist),
+			 " Every run at %.0f UE was disturbed (the machine's steal at or above "
+			 "--steal-limit %g%%): the knee may be low.",
+			 c->hi, c->p.steal_limit_pct);
 	if (!best && fail && c->hi_saturated) {
 		snprintf(c->limiting, sizeof(c->limiting), "the load engine");
 		snprintf(c->answer, sizeof(c->answer),
@@ -409,8 +430,8 @@ static void finish(struct mb_capacity *c, enum mb_capacity_state st)
 		snprintf(c->limiting, sizeof(c->limiting), "%s", fail->limited_by);
 		snprintf(c->answer, sizeof(c->answer),
 			 "No load passed %s: the first step, %.0f UE, failed (%s); the knee lies "
-			 "below it (try a smaller --from)%s.",
-			 lt, fail->ue, fail->limited_by, stop);
+			 "below it (try a smaller --from)%s.%s",
+			 lt, fail->ue, fail->limited_by, stop, dist);
 	} else if (best && fail && c->hi_saturated) {
 		snprintf(c->limiting, sizeof(c->limiting), "the load engine");
 		snprintf(c->answer, sizeof(c->answer),
@@ -429,8 +450,8 @@ static void finish(struct mb_capacity *c, enum mb_capacity_state st)
 		snprintf(c->limiting, sizeof(c->limiting), "%s", res);
 		snprintf(c->answer, sizeof(c->answer),
 			 "Largest load under %s: %s. The limit failed at %.0f UE (%s): limiting "
-			 "resource: %s%s.",
-			 lt, bt, fail->ue, fail->limited_by, res, stop);
+			 "resource: %s%s.%s",
+			 lt, bt, fail->ue, fail->limited_by, res, stop, dist);
 	} else if (best) {
 		snprintf(c->limiting, sizeof(c->limiting), "none reached");
 		snprintf(
@@ -454,13 +475,25 @@ static bool room_for_step(const struct mb_capacity *c, double measure_s)
 	       !(c->p.max_time_s > 0 && elapsed + c->p.warmup_s + measure_s + 10 > c->p.max_time_s);
 }
 
-/* Runs again of the last step's load so far: the repeat steps at the end. */
-static int runs_again(const struct mb_capacity *c)
+/* Runs of the last step's load so far: the repeat steps at the end and
+ * the run they repeat. */
+static size_t runs_of_last_load(const struct mb_capacity *c)
 {
-	int n = 0;
-	for (size_t i = c->nsteps; i > 0 && c->steps[i - 1].repeat; i--)
+	size_t n = 0;
+	while (n < c->nsteps && c->steps[c->nsteps - 1 - n].repeat)
 		n++;
-	return n;
+	return n < c->nsteps ? n + 1 : n;
+}
+
+bool mb_capacity_run_again(const struct mb_capacity_step *runs, size_t n, int confirm)
+{
+	if (n == 0 || runs[n - 1].pass || runs[n - 1].saturated || confirm < 0)
+		return false;
+	size_t counted = 0;
+	for (size_t i = 0; i < n; i++)
+		counted += !runs[i].disturbed;
+	return counted < (size_t)confirm + 1 &&
+	       n < (size_t)confirm + 1 + MB_CAPACITY_DISTURBED_RUNS;
 }
 
 static void step_done(struct mb_capacity *c)
@@ -518,6 +551,7 @@ static void step_done(struct mb_capacity *c)
 	}
 	st->saturated_frac = sum->has[MB_C_LOAD_SATURATED] ? sum->avg[MB_C_LOAD_SATURATED] : 0;
 	st->saturated = st->saturated_frac > SAT_FRAC;
+	st->disturbed = st->has_steal && st->steal_pct >= c->p.steal_limit_pct;
 	free(sum);
 	/* the verdict: every limit, failed actions, then the load engine */
 	st->pass = true;
@@ -544,13 +578,24 @@ static void step_done(struct mb_capacity *c)
 		c->steps[c->nsteps++] = *st;
 	/* a failure the server caused is confirmed by running the same load
 	 * again (--confirm): a passing disturbance of the machine (a disk
-	 * stall, the hypervisor) does not set the knee.  A saturated load
-	 * engine is never the server's limit, so it is not repeated. */
-	bool again = !st->pass && !st->saturated && runs_again(c) < c->p.confirm &&
+	 * stall, the hypervisor) does not set the knee.  A run the hypervisor
+	 * disturbed (steal) does not count as one of the failures.  A
+	 * saturated load engine is never the server's limit, so it is not
+	 * repeated. */
+	size_t runs = runs_of_last_load(c);
+	bool again = mb_capacity_run_again(&c->steps[c->nsteps - runs], runs, c->p.confirm) &&
 		     room_for_step(c, st->measure_s);
+	char why[128] = "";
+	if (again && st->disturbed)
+		snprintf(why, sizeof(why),
+			 "; running the same load again: the hypervisor took %.1f%% of the "
+			 "machine's CPU time (steal, --steal-limit %g%%)",
+			 st->steal_pct, c->p.steal_limit_pct);
+	else if (again)
+		snprintf(why, sizeof(why),
+			 "; running the same load again to confirm it (--confirm)");
 	msg(c, "step %zu: %.0f UE: %s%s%s%s", c->nsteps, st->ue, st->pass ? "within the limit" : "",
-	    st->pass ? "" : "over: ", st->limited_by,
-	    again ? "; running the same load again to confirm it (--confirm)" : "");
+	    st->pass ? "" : "over: ", st->limited_by, why);
 	if (again) {
 		emit_change(c);
 		start_step(c, st->ue, st->phase, true);
@@ -620,7 +665,7 @@ int mb_capacity_start(struct mb_capacity *c, const struct mb_capacity_params *p,
 		return MB_EBUSY;
 	if (!(p->from_ue > 0) || !(p->to_ue >= p->from_ue) || !(p->warmup_s >= 0) ||
 	    !(p->measure_s > 0) || !(p->bisect_measure_s > 0) || p->max_steps < 1 ||
-	    p->confirm < 0 || !(p->tolerance > 0))
+	    p->confirm < 0 || !(p->tolerance > 0) || !(p->steal_limit_pct >= 0))
 		return MB_EINVAL;
 	int rc = mb_scenario_load(p->scenario, &c->sc, err);
 	if (rc)
@@ -730,14 +775,15 @@ json_t *mb_capacity_json(const struct mb_capacity *c)
 	json_object_set_new(o, "limit", json_pack("{s:s,s:o}", "text", lt, "limits", lims));
 	json_object_set_new(
 	    o, "parameters",
-	    json_pack("{s:s,s:f,s:o,s:f,s:f,s:i,s:f,s:f,s:f,s:i,s:i,s:f,s:f}", "data",
+	    json_pack("{s:s,s:f,s:o,s:f,s:f,s:i,s:f,s:f,s:f,s:i,s:i,s:f,s:f,s:f}", "data",
 		      c->p.data_dir, "scale", c->p.scale > 0 ? c->p.scale : c->sc.scale,
 		      "compression",
 		      json_boolean(c->p.compression >= 0 ? c->p.compression : c->sc.compression),
 		      "from_ue", c->p.from_ue, "to_ue", c->p.to_ue, "max_users", c->p.max_users,
 		      "warmup_s", c->p.warmup_s, "measure_s", c->p.measure_s, "bisect_measure_s",
 		      c->p.bisect_measure_s, "max_steps", c->p.max_steps, "confirm", c->p.confirm,
-		      "tolerance", c->p.tolerance, "max_time_s", c->p.max_time_s));
+		      "steal_limit_pct", c->p.steal_limit_pct, "tolerance", c->p.tolerance,
+		      "max_time_s", c->p.max_time_s));
 	json_t *steps = json_array();
 	for (size_t i = 0; i < c->nsteps; i++) {
 		const struct mb_capacity_step *s = &c->steps[i];
@@ -768,6 +814,7 @@ json_t *mb_capacity_json(const struct mb_capacity *c)
 		json_object_set_new(x, "saturated", json_boolean(s->saturated));
 		json_object_set_new(x, "machine_iowait_pct", nn(s->has_iowait, s->iowait_pct));
 		json_object_set_new(x, "repeat", json_boolean(s->repeat));
+		json_object_set_new(x, "disturbed", json_boolean(s->disturbed));
 		json_object_set_new(x, "pass", json_boolean(s->pass));
 		json_object_set_new(x, "limited_by",
 				    s->limited_by[0] ? json_string(s->limited_by) : json_null());

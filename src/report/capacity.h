@@ -25,6 +25,12 @@
  * measured windows) is not a failure of the server: it ends the search
  * from above (it is an upper bound of what this load engine can offer,
  * never of the server) and the answer says the load engine limited it.
+ * A failing step runs again at the same load (--confirm N: it fails when
+ * N + 1 runs fail).  A run during which the hypervisor took at least
+ * --steal-limit of the machine's CPU time (steal) is "disturbed": its
+ * failure does not count towards the N + 1, and the load runs again, at
+ * most MB_CAPACITY_DISTURBED_RUNS times more.  A load whose every run was
+ * disturbed still fails (the budget is spent), and the answer says so.
  * Invariant: every figure of a step comes from that step's run summary.
  */
 #ifndef MB_REPORT_CAPACITY_H
@@ -41,6 +47,8 @@
 #define MB_CAPACITY_SCHEMA "mailbench-capacity/1"
 /* Real users at most by default (the load engine's CPU budget; calibrated). */
 #define MB_CAPACITY_CPU_USERS 200
+/* Runs of one load beyond --confirm's when runs were disturbed (steal). */
+#define MB_CAPACITY_DISTURBED_RUNS 2
 
 enum mb_capacity_limit_kind {
 	MB_LIM_SCORE = 0, /* LoadSim score (p95 of action response), ms */
@@ -73,6 +81,10 @@ struct mb_capacity_params {
 	int max_steps;		 /* steps in all (ramp + bisection + repeats) */
 	int confirm;		 /* a failing step runs again up to this many
 				  * times and fails only when every run fails */
+	double steal_limit_pct;	 /* a run with the machine's steal at or above
+				  * this is disturbed: its failure is not
+				  * counted, the load runs again (at most
+				  * MB_CAPACITY_DISTURBED_RUNS more times) */
 	double tolerance;	 /* bisect until (hi - lo) / lo <= this */
 	double max_time_s;	 /* stop stepping after this (0: none) */
 };
@@ -95,6 +107,7 @@ struct mb_capacity_step {
 	bool saturated;
 	bool pass;
 	bool repeat;	      /* a run again of the step before, at the same load */
+	bool disturbed;	      /* steal at or above --steal-limit during its window */
 	char limited_by[160]; /* why it failed ("" when it passed) */
 	char run_id[64];
 	double seconds; /* wall time of the step, init included */
@@ -130,6 +143,11 @@ void mb_capacity_limit_text(const struct mb_capacity_limit *l, char *buf, size_t
  * 5% or more is named after it. */
 void mb_capacity_name_resource(const struct mb_capacity_step *st,
 			       const struct mb_capacity_limit *failed, char *buf, size_t len);
+/* Whether a load runs again after runs[0..n-1], its runs so far in
+ * order (all failed but perhaps the last): yes while the last failed,
+ * was not saturated, fewer than confirm + 1 runs undisturbed and fewer
+ * than confirm + 1 + MB_CAPACITY_DISTURBED_RUNS runs in all. */
+bool mb_capacity_run_again(const struct mb_capacity_step *runs, size_t n, int confirm);
 /* The real-users budget of the load engine: RLIMIT_NOFILE less a margin,
  * at most MB_CAPACITY_CPU_USERS. */
 int mb_capacity_fd_users(void);

@@ -101,10 +101,11 @@ static void print_curve(const struct mb_capacity *c, FILE *f)
 		fmt(ex, sizeof(ex), s->rpc_ops_expected_per_s >= 0, s->rpc_ops_expected_per_s, 0);
 		fprintf(f,
 			"%4zu %-6s %6d %8.3g %8.0f %8s %20s %6s %5s %6s %6s %8s %8s %7.0f %4s "
-			"%s%s%s%s\n",
+			"%s%s%s%s%s\n",
 			i + 1, s->phase, s->users, s->accel, s->ue, sc, lat, cpu, lc, mc, stl, ops,
 			ex, s->failed_actions, s->saturated ? "yes" : "no", s->pass ? "yes" : "no",
-			s->pass ? "" : ": ", s->limited_by, s->repeat ? " (run again)" : "");
+			s->pass ? "" : ": ", s->limited_by, s->repeat ? " (run again)" : "",
+			s->disturbed ? " (disturbed: steal)" : "");
 	}
 }
 
@@ -331,6 +332,17 @@ static const struct mb_opt capacity_opts[] = {
      .max = 4,
      .help = "run a failing step again up to N times at the same load; it fails only "
 	     "when every run fails (a passing stall of the machine does not set the knee)"},
+    {.path = "steal-limit",
+     .flag = "steal-limit",
+     .dtext = "2",
+     .metavar = "PCT",
+     .type = MB_OT_DOUBLE,
+     .off = offsetof(CAA, p.steal_limit_pct),
+     .def = 2,
+     .min = 0,
+     .max = 100,
+     .help = "a failing run with the machine's steal time at or above PCT% is disturbed: "
+	     "it is not counted and the load runs again (at most 2 runs more; 100: never)"},
     {.path = "tolerance",
      .flag = "tolerance",
      .dtext = "0.10",

@@ -520,10 +520,13 @@ void mb__html_sec_capacity(struct rep *r)
 			char b[64];
 			mb__html_out(r, "<tr>");
 			mb__html_td_num(r, true, (double)k + 1, 0);
-			char ph[96];
-			snprintf(ph, sizeof(ph), "%s%s",
+			char ph[128];
+			snprintf(ph, sizeof(ph), "%s%s%s",
 				 mb__html_jtext(json_object_get(s, "phase"), b, sizeof(b)),
-				 json_is_true(json_object_get(s, "repeat")) ? ", run again" : "");
+				 json_is_true(json_object_get(s, "repeat")) ? ", run again" : "",
+				 json_is_true(json_object_get(s, "disturbed"))
+				     ? ", disturbed (steal)"
+				     : "");
 			mb__html_td_text(r, ph);
 			double v = mb__html_jnum(s, "users", &h);
 			mb__html_td_num(r, h, v, 0);

@@ -5,9 +5,12 @@
 # round trip of at most 1 us: store CPU from /proc ticks can read 0% over
 # a short window at a light load) makes every step fail: with --confirm 1
 # the search runs the first load twice and names no knee; with --confirm 0
-# once.  The
-# steps carry the machine's steal and I/O wait and the store's network
-# thread.  Exit 77 when jq is missing.  Bounded by timeout.
+# once (both with --steal-limit 100, so that a host taking CPU time does
+# not add runs).  With --steal-limit 0 every run is disturbed: its
+# failure is not counted, so even --confirm 0 runs the load 1 + 2 times,
+# and the answer says every run was disturbed.  The steps carry the
+# machine's steal and I/O wait and the store's network thread.  Exit 77
+# when jq is missing.  Bounded by timeout.
 set -u
 MAILBENCH=${MAILBENCH:-$(pwd)/mailbench}
 command -v jq >/dev/null 2>&1 || { echo "SKIP: jq not installed"; exit 77; }
@@ -22,14 +25,15 @@ fail() {
 	for f in "$T"/*.out "$T"/*.err; do [ -f "$f" ] && { echo "---- $f"; tail -30 "$f"; }; done
 	exit 1
 }
-search() { # NAME CONFIRM
+search() { # NAME CONFIRM STEAL-LIMIT
 	timeout 300 "$MAILBENCH" capacity -s online --scale 0.01 --data "$T/data" --from 400 \
 		--to 800 --max-users 20 --warmup 2 --measure 4 --bisect-measure 4 --max-steps 4 \
-		--limit latency=0.001ms --confirm "$2" --json "$T/$1.json" >"$T/$1.out" 2>"$T/$1.err" ||
+		--limit latency=0.001ms --confirm "$2" --steal-limit "$3" --json "$T/$1.json" \
+		>"$T/$1.out" 2>"$T/$1.err" ||
 		fail "$1: capacity search (exit $?)"
 }
 
-search again 1
+search again 1 100
 # a load engine that saturated (a loaded machine) is never run again: the
 # search rightly stops at its first step then
 jq -e '.steps[0].saturated' "$T/again.json" >/dev/null && {
@@ -50,7 +54,20 @@ grep -q "running the same load again to confirm it" "$T/again.err" ||
 	fail "no progress line for the run again"
 grep -Eq '^ +2 ramp .*\(run again\)$' "$T/again.out" || fail "the curve does not mark the run again"
 
-search once 0
-jq -e '.parameters.confirm == 0 and (.steps | length) == 1 and .answer.fail_ue == 400' \
+search once 0 100
+jq -e '.parameters.confirm == 0 and (.steps | length) == 1 and .answer.fail_ue == 400 and
+	.steps[0].disturbed == false' \
 	"$T/once.json" >/dev/null || fail "--confirm 0: a failing step was run again"
+
+search disturbed 0 0
+jq -e '.parameters.steal_limit_pct == 0 and (.steps | length) == 3 and
+	all(.steps[]; .disturbed == true and .pass == false and .ue == 400) and
+	.steps[0].repeat == false and .steps[1].repeat == true and .steps[2].repeat == true and
+	.answer.fail_ue == 400 and (.answer.text | test("Every run at 400 UE was disturbed"))' \
+	"$T/disturbed.json" >/dev/null ||
+	fail "--steal-limit 0: a disturbed load was not run 1 + 2 times"
+grep -q "running the same load again: the hypervisor took" "$T/disturbed.err" ||
+	fail "no progress line for the disturbed run"
+grep -Eq '^ +3 ramp .*\(run again\) \(disturbed: steal\)$' "$T/disturbed.out" ||
+	fail "the curve does not mark the disturbed runs"
 echo "capacity_confirm: OK"

@@ -221,6 +221,42 @@ static void test_resource(void **state)
 	assert_true(strncmp(buf, "the load engine", 15) == 0);
 }
 
+/* The runs of one load: a failure counts unless the run was disturbed
+ * (steal); --confirm N wants N + 1 counted failures, and disturbed runs
+ * buy at most MB_CAPACITY_DISTURBED_RUNS runs more. */
+static void test_run_again(void **state)
+{
+	(void)state;
+	struct mb_capacity_step r[8];
+	memset(r, 0, sizeof(r));
+	assert_false(mb_capacity_run_again(r, 0, 1));
+	/* --confirm 1: one undisturbed failure asks for a second run */
+	assert_true(mb_capacity_run_again(r, 1, 1));
+	assert_false(mb_capacity_run_again(r, 2, 1));
+	/* --confirm 0: one undisturbed failure is final */
+	assert_false(mb_capacity_run_again(r, 1, 0));
+	/* a pass or a saturated load engine ends the runs */
+	r[1].pass = true;
+	assert_false(mb_capacity_run_again(r, 2, 4));
+	r[1].pass = false;
+	r[0].saturated = true;
+	assert_false(mb_capacity_run_again(r, 1, 1));
+	r[0].saturated = false;
+	/* a disturbed failure is not counted: --confirm 0 runs again */
+	r[0].disturbed = true;
+	assert_true(mb_capacity_run_again(r, 1, 0));
+	assert_false(mb_capacity_run_again(r, 2, 0)); /* the second was undisturbed */
+	/* --confirm 1 with the first disturbed: two undisturbed failures more */
+	assert_true(mb_capacity_run_again(r, 2, 1));
+	assert_false(mb_capacity_run_again(r, 3, 1));
+	/* every run disturbed: the budget ends it after confirm + 1 + 2 runs */
+	for (int i = 0; i < 8; i++)
+		r[i].disturbed = true;
+	assert_true(mb_capacity_run_again(r, 3, 1));
+	assert_false(mb_capacity_run_again(r, 1 + 1 + MB_CAPACITY_DISTURBED_RUNS, 1));
+	assert_false(mb_capacity_run_again(r, 1 + MB_CAPACITY_DISTURBED_RUNS, 0));
+}
+
 static void test_html(void **state)
 {
 	(void)state;
@@ -285,9 +321,13 @@ static void test_html(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_diff_normalised), cmocka_unit_test(test_warnings_and_table),
-	    cmocka_unit_test(test_timeline),	    cmocka_unit_test(test_limits),
-	    cmocka_unit_test(test_resource),	    cmocka_unit_test(test_html),
+	    cmocka_unit_test(test_diff_normalised),
+	    cmocka_unit_test(test_warnings_and_table),
+	    cmocka_unit_test(test_timeline),
+	    cmocka_unit_test(test_limits),
+	    cmocka_unit_test(test_resource),
+	    cmocka_unit_test(test_run_again),
+	    cmocka_unit_test(test_html),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
