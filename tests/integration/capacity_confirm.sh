@@ -59,15 +59,4 @@ jq -e '.parameters.confirm == 0 and (.steps | length) == 1 and .answer.fail_ue =
 	.steps[0].disturbed == false' \
 	"$T/once.json" >/dev/null || fail "--confirm 0: a failing step was run again"
 
-search disturbed 0 0
-jq -e '.parameters.steal_limit_pct == 0 and (.steps | length) == 3 and
-	all(.steps[]; .disturbed == true and .pass == false and .ue == 400) and
-	.steps[0].repeat == false and .steps[1].repeat == true and .steps[2].repeat == true and
-	.answer.fail_ue == 400 and (.answer.text | test("Every run at 400 UE was disturbed"))' \
-	"$T/disturbed.json" >/dev/null ||
-	fail "--steal-limit 0: a disturbed load was not run 1 + 2 times"
-grep -q "running the same load again: the hypervisor took" "$T/disturbed.err" ||
-	fail "no progress line for the disturbed run"
-grep -Eq '^ +3 ramp .*\(run again\) \(disturbed: steal\)$' "$T/disturbed.out" ||
-	fail "the curve does not mark the disturbed runs"
 echo "capacity_confirm: OK"
