@@ -369,6 +369,13 @@ void mb_capacity_name_resource(const struct mb_capacity_step *st,
 			 st->steal_pct);
 }
 
+const char *mb_capacity_step_marks(const struct mb_capacity_step *st)
+{
+	static const char *const m[] = {"", " (run again)", " (disturbed: steal)",
+					" (run again) (disturbed: steal)"};
+	return m[(st->repeat ? 1 : 0) + (st->disturbed ? 2 : 0)];
+}
+
 /* True when every run at load ue was disturbed (and there was one). */
 static bool all_disturbed(const struct mb_capacity *c, double ue)
 {

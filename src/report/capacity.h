@@ -148,6 +148,8 @@ void mb_capacity_name_resource(const struct mb_capacity_step *st,
  * was not saturated, fewer than confirm + 1 runs undisturbed and fewer
  * than confirm + 1 + MB_CAPACITY_DISTURBED_RUNS runs in all. */
 bool mb_capacity_run_again(const struct mb_capacity_step *runs, size_t n, int confirm);
+/* The marks of a step in a curve line: " (run again)", " (disturbed: steal)". */
+const char *mb_capacity_step_marks(const struct mb_capacity_step *st);
 /* The real-users budget of the load engine: RLIMIT_NOFILE less a margin,
  * at most MB_CAPACITY_CPU_USERS. */
 int mb_capacity_fd_users(void);

@@ -101,11 +101,10 @@ static void print_curve(const struct mb_capacity *c, FILE *f)
 		fmt(ex, sizeof(ex), s->rpc_ops_expected_per_s >= 0, s->rpc_ops_expected_per_s, 0);
 		fprintf(f,
 			"%4zu %-6s %6d %8.3g %8.0f %8s %20s %6s %5s %6s %6s %8s %8s %7.0f %4s "
-			"%s%s%s%s%s\n",
+			"%s%s%s%s\n",
 			i + 1, s->phase, s->users, s->accel, s->ue, sc, lat, cpu, lc, mc, stl, ops,
 			ex, s->failed_actions, s->saturated ? "yes" : "no", s->pass ? "yes" : "no",
-			s->pass ? "" : ": ", s->limited_by, s->repeat ? " (run again)" : "",
-			s->disturbed ? " (disturbed: steal)" : "");
+			s->pass ? "" : ": ", s->limited_by, mb_capacity_step_marks(s));
 	}
 }
 

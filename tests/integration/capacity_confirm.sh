@@ -6,9 +6,8 @@
 # a short window at a light load) makes every step fail: with --confirm 1
 # the search runs the first load twice and names no knee; with --confirm 0
 # once (both with --steal-limit 100, so that a host taking CPU time does
-# not add runs).  With --steal-limit 0 every run is disturbed: its
-# failure is not counted, so even --confirm 0 runs the load 1 + 2 times,
-# and the answer says every run was disturbed.  The steps carry the
+# not add runs; the disturbed-run rule is tested in test_runcmp).  The
+# steps carry the
 # machine's steal and I/O wait and the store's network thread.  Exit 77
 # when jq is missing.  Bounded by timeout.
 set -u

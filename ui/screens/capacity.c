@@ -346,11 +346,10 @@ void mb_capscreen_draw(struct mb_console *c, int top, int h)
 	}
 	for (size_t i = n > 6 ? n - 6 : 0; i < n && y < top + h; i++) {
 		const struct mb_capacity_step *s = mb_capacity_step_at(c->cap, i);
-		snprintf(
-		    line, sizeof(line), "%4zu %-6s %6d %8.3g %9.0f %8.0f %8.1f %8.1f %s%s%s%s%s",
-		    i + 1, s->phase, s->users, s->accel, s->ue, s->score_ms, s->rpc_p95_ms,
-		    s->store_cpu_pct, s->pass ? "yes" : "no", s->pass ? "" : ": ", s->limited_by,
-		    s->repeat ? " (run again)" : "", s->disturbed ? " (disturbed: steal)" : "");
+		snprintf(line, sizeof(line), "%4zu %-6s %6d %8.3g %9.0f %8.0f %8.1f %8.1f %s%s%s%s",
+			 i + 1, s->phase, s->users, s->accel, s->ue, s->score_ms, s->rpc_p95_ms,
+			 s->store_cpu_pct, s->pass ? "yes" : "no", s->pass ? "" : ": ",
+			 s->limited_by, mb_capacity_step_marks(s));
 		mb_w_text(y++, 0, COLS, s->pass ? MB_ST_PASS : MB_ST_FAIL, line);
 	}
 	if (c->cap_saved[0] && y < top + h) {
