@@ -6,9 +6,11 @@
 # a short window at a light load) makes every step fail: with --confirm 1
 # the search runs the first load twice and names no knee; with --confirm 0
 # once (both with --steal-limit 100, so that a host taking CPU time does
-# not add runs; the disturbed-run rule is tested in test_runcmp).  The
-# steps carry the
-# machine's steal and I/O wait and the store's network thread.  Exit 77
+# not add runs).  --steal-limit 0 makes every run disturbed, so even
+# --confirm 0 runs the load 1 + 2 times.  The steps carry the machine's
+# steal and I/O wait and the store's network thread.  A first step whose
+# load engine saturated (a loaded machine) is never run again, so a case
+# that meets one says so and is not checked further.  Exit 77
 # when jq is missing.  Bounded by timeout.
 set -u
 MAILBENCH=${MAILBENCH:-$(pwd)/mailbench}
@@ -58,4 +60,19 @@ jq -e '.parameters.confirm == 0 and (.steps | length) == 1 and .answer.fail_ue =
 	.steps[0].disturbed == false' \
 	"$T/once.json" >/dev/null || fail "--confirm 0: a failing step was run again"
 
+search disturbed 0 0
+if jq -e '.steps[0].saturated' "$T/disturbed.json" >/dev/null; then
+	echo "capacity_confirm: the load engine saturated at the first step of --steal-limit 0; not checked"
+else
+	jq -e '.parameters.steal_limit_pct == 0 and (.steps | length) == 3 and
+		all(.steps[]; .disturbed == true and .pass == false and .ue == 400) and
+		.steps[0].repeat == false and .steps[1].repeat == true and .steps[2].repeat == true and
+		.answer.fail_ue == 400 and (.answer.text | test("Every run at 400 UE was disturbed"))' \
+		"$T/disturbed.json" >/dev/null ||
+		fail "--steal-limit 0: a disturbed load was not run 1 + 2 times"
+	grep -q "running the same load again: the hypervisor took" "$T/disturbed.err" ||
+		fail "no progress line for the disturbed run"
+	grep -Eq '^ +3 ramp .*\(run again\) \(disturbed: steal\)$' "$T/disturbed.out" ||
+		fail "the curve does not mark the disturbed runs"
+fi
 echo "capacity_confirm: OK"
