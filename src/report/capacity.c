@@ -72,6 +72,7 @@ void mb_capacity_params_default(struct mb_capacity_params *p)
 	p->max_steps = 16;
 	p->confirm = 1;
 	p->steal_limit_pct = 2;
+	p->far_over = MB_CAPACITY_FAR_OVER;
 	p->tolerance = 0.10;
 	p->max_time_s = 840;
 }
@@ -317,6 +318,7 @@ static bool limit_holds(const struct mb_capacity *c, struct mb_capacity_step *st
 		return false;
 	}
 	if (v > l->value) {
+		st->over_x = l->value > 0 ? v / l->value : 0;
 		snprintf(st->limited_by, sizeof(st->limited_by), "%s %g%s over %s",
 			 lim_key[l->kind], round(v * 10) / 10, lim_unit[l->kind], lt);
 		return false;
@@ -492,6 +494,13 @@ static size_t runs_of_last_load(const struct mb_capacity *c)
 	return n < c->nsteps ? n + 1 : n;
 }
 
+bool mb_capacity_disturbed(const struct mb_capacity_step *st, double steal_limit_pct,
+			   double far_over)
+{
+	return st->has_steal && st->steal_pct >= steal_limit_pct &&
+	       (st->pass || far_over <= 0 || st->over_x < far_over);
+}
+
 bool mb_capacity_run_again(const struct mb_capacity_step *runs, size_t n, int confirm)
 {
 	if (n == 0 || runs[n - 1].pass || runs[n - 1].saturated || confirm < 0)
@@ -558,7 +567,6 @@ static void step_done(struct mb_capacity *c)
 	}
 	st->saturated_frac = sum->has[MB_C_LOAD_SATURATED] ? sum->avg[MB_C_LOAD_SATURATED] : 0;
 	st->saturated = st->saturated_frac > SAT_FRAC;
-	st->disturbed = st->has_steal && st->steal_pct >= c->p.steal_limit_pct;
 	free(sum);
 	/* the verdict: every limit, failed actions, then the load engine */
 	st->pass = true;
@@ -567,6 +575,7 @@ static void step_done(struct mb_capacity *c)
 	double tried = st->actions_done + st->failed_actions;
 	if (st->pass && tried > 0 && st->failed_actions > FAIL_FRAC * tried) {
 		st->pass = false;
+		st->over_x = st->failed_actions / tried / FAIL_FRAC;
 		snprintf(st->limited_by, sizeof(st->limited_by), "failed actions %.1f%% over 1%%",
 			 st->failed_actions / tried * 100);
 	}
@@ -577,6 +586,7 @@ static void step_done(struct mb_capacity *c)
 			 "load engine saturated in %.0f%% of its windows",
 			 st->saturated_frac * 100);
 	}
+	st->disturbed = mb_capacity_disturbed(st, c->p.steal_limit_pct, c->p.far_over);
 	if (st->pass && st->has_ops && c->ops_per_ue <= 0)
 		c->ops_per_ue = st->rpc_ops_per_s / st->ue;
 	if (c->ops_per_ue > 0)
@@ -601,6 +611,12 @@ static void step_done(struct mb_capacity *c)
 	else if (again)
 		snprintf(why, sizeof(why),
 			 "; running the same load again to confirm it (--confirm)");
+	else if (!st->pass && !st->saturated && !st->disturbed && st->has_steal &&
+		 st->steal_pct >= c->p.steal_limit_pct)
+		snprintf(why, sizeof(why),
+			 "; counted although the hypervisor took %.1f%% (steal): %.1f times "
+			 "its limit (--steal-far-over) is more than steal explains",
+			 st->steal_pct, st->over_x);
 	msg(c, "step %zu: %.0f UE: %s%s%s%s", c->nsteps, st->ue, st->pass ? "within the limit" : "",
 	    st->pass ? "" : "over: ", st->limited_by, why);
 	if (again) {
@@ -672,7 +688,8 @@ int mb_capacity_start(struct mb_capacity *c, const struct mb_capacity_params *p,
 		return MB_EBUSY;
 	if (!(p->from_ue > 0) || !(p->to_ue >= p->from_ue) || !(p->warmup_s >= 0) ||
 	    !(p->measure_s > 0) || !(p->bisect_measure_s > 0) || p->max_steps < 1 ||
-	    p->confirm < 0 || !(p->tolerance > 0) || !(p->steal_limit_pct >= 0))
+	    p->confirm < 0 || !(p->tolerance > 0) || !(p->steal_limit_pct >= 0) ||
+	    !(p->far_over >= 0))
 		return MB_EINVAL;
 	int rc = mb_scenario_load(p->scenario, &c->sc, err);
 	if (rc)
@@ -782,15 +799,15 @@ json_t *mb_capacity_json(const struct mb_capacity *c)
 	json_object_set_new(o, "limit", json_pack("{s:s,s:o}", "text", lt, "limits", lims));
 	json_object_set_new(
 	    o, "parameters",
-	    json_pack("{s:s,s:f,s:o,s:f,s:f,s:i,s:f,s:f,s:f,s:i,s:i,s:f,s:f,s:f}", "data",
+	    json_pack("{s:s,s:f,s:o,s:f,s:f,s:i,s:f,s:f,s:f,s:i,s:i,s:f,s:f,s:f,s:f}", "data",
 		      c->p.data_dir, "scale", c->p.scale > 0 ? c->p.scale : c->sc.scale,
 		      "compression",
 		      json_boolean(c->p.compression >= 0 ? c->p.compression : c->sc.compression),
 		      "from_ue", c->p.from_ue, "to_ue", c->p.to_ue, "max_users", c->p.max_users,
 		      "warmup_s", c->p.warmup_s, "measure_s", c->p.measure_s, "bisect_measure_s",
 		      c->p.bisect_measure_s, "max_steps", c->p.max_steps, "confirm", c->p.confirm,
-		      "steal_limit_pct", c->p.steal_limit_pct, "tolerance", c->p.tolerance,
-		      "max_time_s", c->p.max_time_s));
+		      "steal_limit_pct", c->p.steal_limit_pct, "steal_far_over", c->p.far_over,
+		      "tolerance", c->p.tolerance, "max_time_s", c->p.max_time_s));
 	json_t *steps = json_array();
 	for (size_t i = 0; i < c->nsteps; i++) {
 		const struct mb_capacity_step *s = &c->steps[i];
@@ -822,6 +839,7 @@ json_t *mb_capacity_json(const struct mb_capacity *c)
 		json_object_set_new(x, "machine_iowait_pct", nn(s->has_iowait, s->iowait_pct));
 		json_object_set_new(x, "repeat", json_boolean(s->repeat));
 		json_object_set_new(x, "disturbed", json_boolean(s->disturbed));
+		json_object_set_new(x, "over_limit_x", nn(s->over_x > 0, s->over_x));
 		json_object_set_new(x, "pass", json_boolean(s->pass));
 		json_object_set_new(x, "limited_by",
 				    s->limited_by[0] ? json_string(s->limited_by) : json_null());

@@ -31,6 +31,10 @@
  * failure does not count towards the N + 1, and the load runs again, at
  * most MB_CAPACITY_DISTURBED_RUNS times more.  A load whose every run was
  * disturbed still fails (the budget is spent), and the answer says so.
+ * A run that missed its limit MB_CAPACITY_FAR_OVER times over or more is
+ * not disturbed whatever the steal: a few percent of the CPU taken by the
+ * host does not explain it, and running it again would spend the budget
+ * the bisection needs.
  * Invariant: every figure of a step comes from that step's run summary.
  */
 #ifndef MB_REPORT_CAPACITY_H
@@ -49,6 +53,12 @@
 #define MB_CAPACITY_CPU_USERS 200
 /* Runs of one load beyond --confirm's when runs were disturbed (steal). */
 #define MB_CAPACITY_DISTURBED_RUNS 2
+/* The default --steal-far-over: a failure this many times over its limit
+ * counts even at high steal
+ * (calibrated: the 512,000 UE cached runs that spent three searches'
+ * budgets scored 15-22 s against 1 s; the disturbed bisection steps that
+ * passed when run again had missed by less than 2x). */
+#define MB_CAPACITY_FAR_OVER 2.0
 
 enum mb_capacity_limit_kind {
 	MB_LIM_SCORE = 0, /* LoadSim score (p95 of action response), ms */
@@ -81,6 +91,8 @@ struct mb_capacity_params {
 	int max_steps;		 /* steps in all (ramp + bisection + repeats) */
 	int confirm;		 /* a failing step runs again up to this many
 				  * times and fails only when every run fails */
+	double far_over;	 /* a failure this many times over its limit
+				  * is never disturbed (0: any can be) */
 	double steal_limit_pct;	 /* a run with the machine's steal at or above
 				  * this is disturbed: its failure is not
 				  * counted, the load runs again (at most
@@ -107,7 +119,10 @@ struct mb_capacity_step {
 	bool saturated;
 	bool pass;
 	bool repeat;	      /* a run again of the step before, at the same load */
-	bool disturbed;	      /* steal at or above --steal-limit during its window */
+	bool disturbed;	      /* steal at or above --steal-limit during its window,
+			       * and not failed MB_CAPACITY_FAR_OVER times over */
+	double over_x;	      /* measured / the limit it missed (failed actions: share
+			       * / 1%); 0 when it passed or the value was not measured */
 	char limited_by[160]; /* why it failed ("" when it passed) */
 	char run_id[64];
 	double seconds; /* wall time of the step, init included */
@@ -148,6 +163,11 @@ void mb_capacity_name_resource(const struct mb_capacity_step *st,
  * was not saturated, fewer than confirm + 1 runs undisturbed and fewer
  * than confirm + 1 + MB_CAPACITY_DISTURBED_RUNS runs in all. */
 bool mb_capacity_run_again(const struct mb_capacity_step *runs, size_t n, int confirm);
+/* Whether a finished step (verdict and over_x set) was disturbed: the
+ * machine's steal at or above steal_limit_pct, and it passed or missed its
+ * limit by less than far_over times (0: by any). */
+bool mb_capacity_disturbed(const struct mb_capacity_step *st, double steal_limit_pct,
+			   double far_over);
 /* The marks of a step in a curve line: " (run again)", " (disturbed: steal)". */
 const char *mb_capacity_step_marks(const struct mb_capacity_step *st);
 /* The real-users budget of the load engine: RLIMIT_NOFILE less a margin,

@@ -342,6 +342,17 @@ static const struct mb_opt capacity_opts[] = {
      .max = 100,
      .help = "a failing run with the machine's steal time at or above PCT% is disturbed: "
 	     "it is not counted and the load runs again (at most 2 runs more; 100: never)"},
+    {.path = "steal-far-over",
+     .flag = "steal-far-over",
+     .dtext = "2",
+     .metavar = "X",
+     .type = MB_OT_DOUBLE,
+     .off = offsetof(CAA, p.far_over),
+     .def = MB_CAPACITY_FAR_OVER,
+     .min = 0,
+     .max = 1000,
+     .help = "a failing run X times over its limit or more counts whatever the steal "
+	     "(it is not disturbed; 0: any failure can be)"},
     {.path = "tolerance",
      .flag = "tolerance",
      .dtext = "0.10",

@@ -6,8 +6,10 @@
 # a short window at a light load) makes every step fail: with --confirm 1
 # the search runs the first load twice and names no knee; with --confirm 0
 # once (both with --steal-limit 100, so that a host taking CPU time does
-# not add runs).  --steal-limit 0 makes every run disturbed, so even
-# --confirm 0 runs the load 1 + 2 times.  The steps carry the machine's
+# not add runs).  --steal-limit 0 with --steal-far-over 0 makes every run
+# disturbed, so even --confirm 0 runs the load 1 + 2 times; with the
+# default --steal-far-over 2 the run, hundreds of times over its limit,
+# counts at once.  The steps carry the machine's
 # steal and I/O wait and the store's network thread.  A first step whose
 # load engine saturated (a loaded machine) is never run again, so a case
 # that meets one says so and is not checked further.  Exit 77
@@ -26,12 +28,14 @@ fail() {
 	for f in "$T"/*.out "$T"/*.err; do [ -f "$f" ] && { echo "---- $f"; tail -30 "$f"; }; done
 	exit 1
 }
-search() { # NAME CONFIRM STEAL-LIMIT
+search() { # NAME CONFIRM STEAL-LIMIT [OPTION...]
+	n=$1 c=$2 l=$3
+	shift 3
 	timeout 300 "$MAILBENCH" capacity -s online --scale 0.01 --data "$T/data" --from 400 \
 		--to 800 --max-users 20 --warmup 2 --measure 4 --bisect-measure 4 --max-steps 4 \
-		--limit latency=0.001ms --confirm "$2" --steal-limit "$3" --json "$T/$1.json" \
-		>"$T/$1.out" 2>"$T/$1.err" ||
-		fail "$1: capacity search (exit $?)"
+		--limit latency=0.001ms --confirm "$c" --steal-limit "$l" --json "$T/$n.json" "$@" \
+		>"$T/$n.out" 2>"$T/$n.err" ||
+		fail "$n: capacity search (exit $?)"
 }
 
 search again 1 100
@@ -60,11 +64,14 @@ jq -e '.parameters.confirm == 0 and (.steps | length) == 1 and .answer.fail_ue =
 	.steps[0].disturbed == false' \
 	"$T/once.json" >/dev/null || fail "--confirm 0: a failing step was run again"
 
-search disturbed 0 0
+# the limit is missed hundreds of times over: --steal-far-over 0 lets such a
+# failure be disturbed all the same
+search disturbed 0 0 --steal-far-over 0
 if jq -e '.steps[0].saturated' "$T/disturbed.json" >/dev/null; then
 	echo "capacity_confirm: the load engine saturated at the first step of --steal-limit 0; not checked"
 else
-	jq -e '.parameters.steal_limit_pct == 0 and (.steps | length) == 3 and
+	jq -e '.parameters.steal_limit_pct == 0 and .parameters.steal_far_over == 0 and
+		(.steps | length) == 3 and (.steps[0].over_limit_x > 2) and
 		all(.steps[]; .disturbed == true and .pass == false and .ue == 400) and
 		.steps[0].repeat == false and .steps[1].repeat == true and .steps[2].repeat == true and
 		.answer.fail_ue == 400 and (.answer.text | test("Every run at 400 UE was disturbed"))' \
@@ -74,5 +81,15 @@ else
 		fail "no progress line for the disturbed run"
 	grep -Eq '^ +3 ramp .*\(run again\) \(disturbed: steal\)$' "$T/disturbed.out" ||
 		fail "the curve does not mark the disturbed runs"
+fi
+# with the default --steal-far-over 2, a failure that far over its limit
+# counts: it is not run again, and the progress line says why
+search far 0 0
+if ! jq -e '.steps[0].saturated' "$T/far.json" >/dev/null; then
+	jq -e '.parameters.steal_far_over == 2 and (.steps | length) == 1 and
+		.steps[0].disturbed == false and .steps[0].over_limit_x > 2' "$T/far.json" >/dev/null ||
+		fail "--steal-far-over 2: a failure far over its limit was run again"
+	grep -q "counted although the hypervisor took" "$T/far.err" ||
+		fail "no progress line for the failure counted whatever the steal"
 fi
 echo "capacity_confirm: OK"

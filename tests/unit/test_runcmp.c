@@ -257,6 +257,41 @@ static void test_run_again(void **state)
 	assert_false(mb_capacity_run_again(r, 1 + MB_CAPACITY_DISTURBED_RUNS, 0));
 }
 
+static void test_disturbed(void **state)
+{
+	(void)state;
+	struct mb_capacity_step st;
+	memset(&st, 0, sizeof(st));
+	/* no steal measured: never disturbed */
+	st.over_x = 1.2;
+	assert_false(mb_capacity_disturbed(&st, 2, MB_CAPACITY_FAR_OVER));
+	st.has_steal = true;
+	st.steal_pct = 1.9;
+	assert_false(mb_capacity_disturbed(&st, 2, MB_CAPACITY_FAR_OVER));
+	/* at the limit, missed by 1.2x: disturbed */
+	st.steal_pct = 2.0;
+	assert_true(mb_capacity_disturbed(&st, 2, MB_CAPACITY_FAR_OVER));
+	/* missed MB_CAPACITY_FAR_OVER times over: counted whatever the steal */
+	st.steal_pct = 24;
+	st.over_x = MB_CAPACITY_FAR_OVER;
+	assert_false(mb_capacity_disturbed(&st, 2, MB_CAPACITY_FAR_OVER));
+	st.over_x = 15;
+	assert_false(mb_capacity_disturbed(&st, 2, MB_CAPACITY_FAR_OVER));
+	/* a pass at high steal is marked disturbed (over_x is 0 then) */
+	st.pass = true;
+	st.over_x = 0;
+	assert_true(mb_capacity_disturbed(&st, 2, MB_CAPACITY_FAR_OVER));
+	/* --steal-far-over 0: any failure can be disturbed */
+	st.pass = false;
+	st.over_x = 15;
+	assert_true(mb_capacity_disturbed(&st, 2, 0));
+	assert_true(mb_capacity_disturbed(&st, 2, 20)); /* 15x under a 20x rule */
+	st.pass = true;
+	/* --steal-limit 100: never */
+	st.steal_pct = 99;
+	assert_false(mb_capacity_disturbed(&st, 100, MB_CAPACITY_FAR_OVER));
+}
+
 static void test_html(void **state)
 {
 	(void)state;
@@ -321,13 +356,10 @@ static void test_html(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_diff_normalised),
-	    cmocka_unit_test(test_warnings_and_table),
-	    cmocka_unit_test(test_timeline),
-	    cmocka_unit_test(test_limits),
-	    cmocka_unit_test(test_resource),
-	    cmocka_unit_test(test_run_again),
-	    cmocka_unit_test(test_html),
+	    cmocka_unit_test(test_diff_normalised), cmocka_unit_test(test_warnings_and_table),
+	    cmocka_unit_test(test_timeline),	    cmocka_unit_test(test_limits),
+	    cmocka_unit_test(test_resource),	    cmocka_unit_test(test_run_again),
+	    cmocka_unit_test(test_disturbed),	    cmocka_unit_test(test_html),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
