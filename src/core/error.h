@@ -45,6 +45,11 @@ enum mb_error {
 #undef MB_X_ENUM
 };
 
+/* Codes in the table: they run from MB_OK (0) down to -(MB_ERROR_COUNT - 1). */
+#define MB_X_ONE(name, value, msg) +1
+enum { MB_ERROR_COUNT = 0 MB_ERROR_TABLE(MB_X_ONE) };
+#undef MB_X_ONE
+
 /* Human-readable message for a code (never NULL). */
 const char *mb_strerror(int code);
 /* Symbolic name for a code ("MB_EIO"), or "MB_E?" when unknown. */

@@ -13,7 +13,7 @@
 
 #define NHISTS (1 + MB_LOAD_OPS_MAX + MB_ACTION_COUNT + 2)
 #define NCOUNTS (sizeof(struct mb_load_counts) / sizeof(uint64_t))
-#define NARRAYS (5 * MB_ACTION_COUNT + MB_LOAD_OPS_MAX + 2 * MB_LOAD_TASKS)
+#define NARRAYS (5 * MB_ACTION_COUNT + MB_LOAD_FAIL_CAUSES + MB_LOAD_OPS_MAX + 2 * MB_LOAD_TASKS)
 
 /* Everything from rpc on is in the layout (op_names and nops, the
  * driver's, are the same on every rank of a job), except first_ok_t: a
@@ -98,6 +98,8 @@ void mb_dist_pack(const struct mb_load_stats *s, uint64_t *sums, uint64_t *ext)
 	const uint64_t *arrays[] = {s->scheduled, s->done, s->failed, s->late, s->cut};
 	for (size_t a = 0; a < sizeof(arrays) / sizeof(arrays[0]); a++, o += MB_ACTION_COUNT)
 		memcpy(sums + o, arrays[a], MB_ACTION_COUNT * sizeof(uint64_t));
+	memcpy(sums + o, s->failed_by, MB_LOAD_FAIL_CAUSES * sizeof(uint64_t));
+	o += MB_LOAD_FAIL_CAUSES;
 	memcpy(sums + o, s->op_count, MB_LOAD_OPS_MAX * sizeof(uint64_t));
 	o += MB_LOAD_OPS_MAX;
 	memcpy(sums + o, s->task_rpcs, MB_LOAD_TASKS * sizeof(uint64_t));
@@ -119,6 +121,9 @@ void mb_dist_unpack(struct mb_load_stats *s, const uint64_t *sums, const uint64_
 	for (size_t a = 0; a < sizeof(arrays) / sizeof(arrays[0]); a++, o += MB_ACTION_COUNT)
 		for (int i = 0; i < MB_ACTION_COUNT; i++)
 			arrays[a][i] += sums[o + (size_t)i];
+	for (int i = 0; i < MB_LOAD_FAIL_CAUSES; i++)
+		s->failed_by[i] += sums[o + (size_t)i];
+	o += MB_LOAD_FAIL_CAUSES;
 	for (int i = 0; i < MB_LOAD_OPS_MAX; i++)
 		s->op_count[i] += sums[o + (size_t)i];
 	o += MB_LOAD_OPS_MAX;

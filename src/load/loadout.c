@@ -268,6 +268,16 @@ void mb__load_print_summary(struct run *r)
 	       (unsigned long long)t->n.logons, (unsigned long long)t->n.logon_failures,
 	       (unsigned long long)t->n.connect_failures, (unsigned long long)t->n.connections_lost,
 	       (unsigned long long)t->n.reconnects);
+	const char *sep = "failed actions by cause: ";
+	for (int i = 0; i < MB_LOAD_FAIL_CAUSES; i++) {
+		if (!t->failed_by[i])
+			continue;
+		printf("%s%s %llu (%s)", sep, mb_load_fail_cause_name(i),
+		       (unsigned long long)t->failed_by[i], mb_load_fail_cause_text(i));
+		sep = "; ";
+	}
+	if (sep[0] == ';')
+		printf("\n");
 	if (r->sc->mode == MB_MODE_CACHED)
 		printf(
 		    "cached mode: syncs %llu (%llu items), local reads %llu, notifications %llu\n",

@@ -73,6 +73,7 @@ void mb_load_stats_reset(struct mb_load_stats *s)
 	memset(s->scheduled, 0, sizeof(s->scheduled));
 	memset(s->done, 0, sizeof(s->done));
 	memset(s->failed, 0, sizeof(s->failed));
+	memset(s->failed_by, 0, sizeof(s->failed_by));
 	memset(s->late, 0, sizeof(s->late));
 	memset(s->cut, 0, sizeof(s->cut));
 	s->first_ok_t = 0;
@@ -104,6 +105,8 @@ void mb_load_stats_merge(struct mb_load_stats *dst, const struct mb_load_stats *
 		dst->late[i] += src->late[i];
 		dst->cut[i] += src->cut[i];
 	}
+	for (int i = 0; i < MB_LOAD_FAIL_CAUSES; i++)
+		dst->failed_by[i] += src->failed_by[i];
 	if (src->first_ok_t > 0 && (dst->first_ok_t <= 0 || src->first_ok_t < dst->first_ok_t))
 		dst->first_ok_t = src->first_ok_t;
 	mb_hist_merge(dst->loop_lag, src->loop_lag);
@@ -127,6 +130,20 @@ uint64_t mb_load_stats_done(const struct mb_load_stats *s)
 	for (int i = 0; i < MB_ACTION_COUNT; i++)
 		n += s->done[i];
 	return n;
+}
+
+int mb_load_fail_cause(int rc) { return rc < 0 && rc > -MB_ERROR_COUNT ? -rc : MB_ERROR_COUNT; }
+
+const char *mb_load_fail_cause_name(int cause)
+{
+	return cause == MB_LOAD_FAIL_OVERRUN ? "overrun" : mb_errname(-cause);
+}
+
+const char *mb_load_fail_cause_text(int cause)
+{
+	return cause == MB_LOAD_FAIL_OVERRUN
+		   ? "due while MB_PEND_MAX actions of its user still waited"
+		   : mb_strerror(-cause);
 }
 
 uint64_t mb_load_stats_failed(const struct mb_load_stats *s)
@@ -225,6 +242,17 @@ int mb_load_stats_counts_json(const struct mb_load_stats *s, json_t **out)
 	}
 	json_object_set_new(o, "actions", acts);
 	json_object_set_new(o, "op_counts", ops);
+	json_t *fb = NULL;
+	for (int i = 0; i < MB_LOAD_FAIL_CAUSES; i++) {
+		if (!s->failed_by[i])
+			continue;
+		if (!fb)
+			fb = json_object();
+		json_object_set_new(fb, mb_load_fail_cause_name(i),
+				    json_integer((json_int_t)s->failed_by[i]));
+	}
+	if (fb)
+		json_object_set_new(o, "failed_by", fb);
 	if (s->first_ok_t > 0)
 		json_object_set_new(o, "first_ok_t", json_real(s->first_ok_t));
 #define MB_X_JS(f, k) json_object_set_new(o, k, json_integer((json_int_t)s->n.f));
@@ -295,6 +323,9 @@ int mb_load_stats_merge_json(struct mb_load_stats *s, json_t *hists, json_t *cou
 		for (int i = 0; json_is_object(ops) && i < s->nops; i++)
 			if (s->op_names && s->op_names[i])
 				s->op_count[i] += get_u64(ops, s->op_names[i]);
+		json_t *fb = json_object_get(counts, "failed_by");
+		for (int i = 0; json_is_object(fb) && i < MB_LOAD_FAIL_CAUSES; i++)
+			s->failed_by[i] += get_u64(fb, mb_load_fail_cause_name(i));
 #define MB_X_GET(f, k) s->n.f += get_u64(counts, k);
 		MB_LOAD_COUNT_TABLE(MB_X_GET)
 #undef MB_X_GET

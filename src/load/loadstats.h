@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "core/error.h"
 #include "core/hist.h"
 #include "core/scenario.h"
 
@@ -51,6 +52,16 @@ struct mb_load_counts {
 #undef MB_X_LC
 };
 
+/* Why actions failed: index 0 an arrival that found MB_PEND_MAX actions
+ * of its user waiting (an overrun), -rc for an error code of the table,
+ * MB_ERROR_COUNT for a code outside it. */
+#define MB_LOAD_FAIL_CAUSES (MB_ERROR_COUNT + 1)
+#define MB_LOAD_FAIL_OVERRUN 0
+int mb_load_fail_cause(int rc);
+/* "overrun", the code's name ("MB_EFULL"), or "MB_E?"; what it means. */
+const char *mb_load_fail_cause_name(int cause);
+const char *mb_load_fail_cause_text(int cause);
+
 /* Operations a target driver may name (target.h). */
 #define MB_LOAD_OPS_MAX 64
 /* The actions, then the engine's tasks (logon, sync, keepalive: behave.h) */
@@ -67,16 +78,17 @@ struct mb_load_stats {
 	uint64_t scheduled[MB_ACTION_COUNT];
 	uint64_t done[MB_ACTION_COUNT];
 	uint64_t failed[MB_ACTION_COUNT];
-	uint64_t late[MB_ACTION_COUNT];	    /* started > MB_LOAD_LATE_NS behind */
-	double first_ok_t;		    /* monotonic seconds (core/sampler.h's
-					       clock, shared by every process) of the
-					       first action done in the window, 0 none */
-	uint64_t cut[MB_ACTION_COUNT];	    /* queued or running when the run
-					     * stopped: neither done nor failed */
-	uint64_t op_count[MB_LOAD_OPS_MAX]; /* operations sent, by op */
-	uint64_t task_rpcs[MB_LOAD_TASKS];  /* requests sent, by the action (or engine
-					     * task: logon, sync, keepalive) that sent them */
-	uint64_t task_ops[MB_LOAD_TASKS];   /* operations sent, the same */
+	uint64_t failed_by[MB_LOAD_FAIL_CAUSES]; /* failed actions by cause (sums to failed) */
+	uint64_t late[MB_ACTION_COUNT];		 /* started > MB_LOAD_LATE_NS behind */
+	double first_ok_t;			 /* monotonic seconds (core/sampler.h's
+						    clock, shared by every process) of the
+						    first action done in the window, 0 none */
+	uint64_t cut[MB_ACTION_COUNT];		 /* queued or running when the run
+						  * stopped: neither done nor failed */
+	uint64_t op_count[MB_LOAD_OPS_MAX];	 /* operations sent, by op */
+	uint64_t task_rpcs[MB_LOAD_TASKS];	 /* requests sent, by the action (or engine
+						  * task: logon, sync, keepalive) that sent them */
+	uint64_t task_ops[MB_LOAD_TASKS];	 /* operations sent, the same */
 	struct mb_load_counts n;
 };
 

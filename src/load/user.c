@@ -351,6 +351,7 @@ static void finish_task(struct mb_user *u, int rc)
 			mb_hist_record(sh->st->action[task], t - u->act_start_ns);
 		} else {
 			sh->st->failed[task]++;
+			sh->st->failed_by[mb_load_fail_cause(rc)]++;
 			say_first_failure(u, task, mb_strerror(rc));
 		}
 	}
@@ -447,6 +448,7 @@ static void sched_due(struct mb_user *u)
 		u->npend++;
 	} else {
 		sh->st->failed[a]++;
+		sh->st->failed_by[MB_LOAD_FAIL_OVERRUN]++;
 		sh->st->n.overruns++;
 		say_first_failure(u, a,
 				  "due while MB_PEND_MAX (16) actions of the user still waited");

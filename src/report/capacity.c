@@ -567,6 +567,11 @@ static void step_done(struct mb_capacity *c)
 	}
 	st->saturated_frac = sum->has[MB_C_LOAD_SATURATED] ? sum->avg[MB_C_LOAD_SATURATED] : 0;
 	st->saturated = st->saturated_frac > SAT_FRAC;
+	if (sum->health.nfail_causes > 0) {
+		snprintf(st->fail_cause, sizeof(st->fail_cause), "%s",
+			 sum->health.fail_causes[0].cause);
+		st->fail_cause_n = sum->health.fail_causes[0].n;
+	}
 	free(sum);
 	/* the verdict: every limit, failed actions, then the load engine */
 	st->pass = true;
@@ -576,8 +581,10 @@ static void step_done(struct mb_capacity *c)
 	if (st->pass && tried > 0 && st->failed_actions > FAIL_FRAC * tried) {
 		st->pass = false;
 		st->over_x = st->failed_actions / tried / FAIL_FRAC;
-		snprintf(st->limited_by, sizeof(st->limited_by), "failed actions %.1f%% over 1%%",
-			 st->failed_actions / tried * 100);
+		snprintf(st->limited_by, sizeof(st->limited_by),
+			 "failed actions %.1f%% over 1%%%s%s%s", st->failed_actions / tried * 100,
+			 st->fail_cause[0] ? " (mostly " : "", st->fail_cause,
+			 st->fail_cause[0] ? ")" : "");
 	}
 	if (st->saturated) {
 		/* never the server's limit, whatever the latency did */
@@ -834,6 +841,9 @@ json_t *mb_capacity_json(const struct mb_capacity *c)
 		json_object_set_new(x, "actions_scheduled", json_real(s->actions_scheduled));
 		json_object_set_new(x, "actions_done", json_real(s->actions_done));
 		json_object_set_new(x, "failed_actions", json_real(s->failed_actions));
+		json_object_set_new(x, "failed_cause",
+				    s->fail_cause[0] ? json_string(s->fail_cause) : json_null());
+		json_object_set_new(x, "failed_cause_actions", json_real(s->fail_cause_n));
 		json_object_set_new(x, "saturated_fraction", json_real(s->saturated_frac));
 		json_object_set_new(x, "saturated", json_boolean(s->saturated));
 		json_object_set_new(x, "machine_iowait_pct", nn(s->has_iowait, s->iowait_pct));

@@ -124,6 +124,8 @@ struct mb_capacity_step {
 	double over_x;	      /* measured / the limit it missed (failed actions: share
 			       * / 1%); 0 when it passed or the value was not measured */
 	char limited_by[160]; /* why it failed ("" when it passed) */
+	char fail_cause[24];  /* the most frequent cause of its failed actions ("" none) */
+	double fail_cause_n;  /* failed actions of that cause */
 	char run_id[64];
 	double seconds; /* wall time of the step, init included */
 };

@@ -170,7 +170,12 @@ static void print_health(FILE *f, const struct mb_run_summary *sum)
 		    "failures; servers restarted by the lab: %d\n",
 		    h->conn_lost, h->reconnects, h->connect_failures, h->logon_failures,
 		    h->server_restarts);
-	if (h->sg_error_groups || h->nfaults || h->ack_checked || h->has_conn)
+	for (int i = 0; i < h->nfail_causes; i++)
+		fprintf(f, "%s%s %.0f (%s)%s",
+			i ? "; " : "failed actions by cause: ", h->fail_causes[i].cause,
+			h->fail_causes[i].n, h->fail_causes[i].what,
+			i + 1 == h->nfail_causes ? "\n" : "");
+	if (h->sg_error_groups || h->nfaults || h->ack_checked || h->has_conn || h->nfail_causes)
 		fprintf(f, "\n");
 }
 

@@ -187,6 +187,15 @@ static json_t *health_json(const struct mb_run_health *h)
 					      h->connect_failures, "logon_failures",
 					      h->logon_failures, "server_restarts",
 					      h->server_restarts));
+	json_t *fc = json_array();
+	for (int i = 0; fc && i < h->nfail_causes; i++)
+		json_array_append_new(
+		    fc, json_pack("{s:s,s:s,s:f}", "cause", h->fail_causes[i].cause, "what",
+				  h->fail_causes[i].what, "n", h->fail_causes[i].n));
+	if (o && fc)
+		json_object_set_new(o, "failed_actions_by_cause", fc);
+	else
+		json_decref(fc);
 	return o;
 }
 
@@ -231,6 +240,18 @@ static void health_from_json(const json_t *j, struct mb_run_health *h)
 		h->connect_failures = json_number_value(json_object_get(c, "connect_failures"));
 		h->logon_failures = json_number_value(json_object_get(c, "logon_failures"));
 		h->server_restarts = (int)json_integer_value(json_object_get(c, "server_restarts"));
+	}
+	const json_t *fc = json_object_get(j, "failed_actions_by_cause");
+	json_array_foreach(fc, i, f)
+	{
+		if (h->nfail_causes >= MB_RUN_FAIL_CAUSES)
+			break;
+		struct mb_fail_cause *o = &h->fail_causes[h->nfail_causes++];
+		const char *cause = json_string_value(json_object_get(f, "cause"));
+		const char *what = json_string_value(json_object_get(f, "what"));
+		snprintf(o->cause, sizeof(o->cause), "%s", cause ? cause : "");
+		snprintf(o->what, sizeof(o->what), "%s", what ? what : "");
+		o->n = json_number_value(json_object_get(f, "n"));
 	}
 }
 

@@ -66,6 +66,8 @@ struct mb_fault_figures {
 	char note[160];	      /* what was done ("store killed (pid 123), restarted") */
 };
 
+#define MB_RUN_FAIL_CAUSES 6
+
 /* What went wrong during the run and how it came back. */
 struct mb_run_health {
 	int sg_error_groups; /* storage groups that were in the ERROR state */
@@ -79,6 +81,14 @@ struct mb_run_health {
 	bool has_conn;
 	double conn_lost, reconnects, connect_failures, logon_failures;
 	int server_restarts; /* servers the Dovecot lab restarted during the run */
+	/* failed actions of the run by cause, most first (JSON
+	 * health.failed_actions_by_cause): "overrun" or an error code's name */
+	int nfail_causes;
+	struct mb_fail_cause {
+		char cause[24];
+		char what[72];
+		double n;
+	} fail_causes[MB_RUN_FAIL_CAUSES];
 };
 
 struct mb_run_summary {

@@ -15,6 +15,28 @@
 #include "report/compare.h"
 #include "report/session_int.h"
 
+/* The failed actions' causes, most first (at most MB_RUN_FAIL_CAUSES; the
+ * rest are left out of the list, not of the failed counts). */
+static void fill_fail_causes(const struct mb_load_stats *lx, struct mb_run_health *h)
+{
+	bool used[MB_LOAD_FAIL_CAUSES] = {false};
+	h->nfail_causes = 0;
+	while (h->nfail_causes < MB_RUN_FAIL_CAUSES) {
+		int best = -1;
+		for (int i = 0; i < MB_LOAD_FAIL_CAUSES; i++)
+			if (!used[i] && lx->failed_by[i] &&
+			    (best < 0 || lx->failed_by[i] > lx->failed_by[best]))
+				best = i;
+		if (best < 0)
+			break;
+		used[best] = true;
+		struct mb_fail_cause *c = &h->fail_causes[h->nfail_causes++];
+		snprintf(c->cause, sizeof(c->cause), "%s", mb_load_fail_cause_name(best));
+		snprintf(c->what, sizeof(c->what), "%s", mb_load_fail_cause_text(best));
+		c->n = (double)lx->failed_by[best];
+	}
+}
+
 static void build_summary(const struct mb_session *s, struct mb_run_summary *o)
 {
 	memset(o, 0, sizeof(*o));
@@ -116,6 +138,7 @@ static void build_summary(const struct mb_session *s, struct mb_run_summary *o)
 	}
 	mb_summary_compare(o, &s->sc, s->sc.column_count - 1);
 	mb_faults_fill(s->faults, &o->health);
+	fill_fail_causes(s->lx, &o->health);
 	o->load = s->ranks;
 	if (s->mpi) {
 		/* one saturated rank makes the run's figures misleading: named */

@@ -86,6 +86,17 @@ for sc in online cached; do
 		"$T/$sc.json" >/dev/null || fail "$sc: ack check in JSON"
 	jq -e '.health.faults[0].note | test("restarted")' "$T/$sc.json" >/dev/null ||
 		fail "$sc: the store was not restarted"
+	# every failed action has its cause (at most 6 causes listed, most first)
+	jq -e '([.actions[].failed // 0] | add) as $f |
+		(.health.failed_actions_by_cause | map(.n)) as $n |
+		($n | length) <= 6 and ($n == ($n | sort | reverse)) and
+		(if ($n | length) < 6 then ($n | add // 0) == $f else ($n | add) <= $f end) and
+		all(.health.failed_actions_by_cause[]; (.cause | test("^(overrun|MB_E[A-Z]+)$")) and .n > 0)' \
+		"$T/$sc.json" >/dev/null ||
+		fail "$sc: failed actions and their causes disagree: $(jq -c '.health.failed_actions_by_cause' "$T/$sc.json")"
+	if jq -e '.health.failed_actions_by_cause | length > 0' "$T/$sc.json" >/dev/null; then
+		grep -q "^failed actions by cause: " "$T/$sc.out" || fail "$sc: causes not printed"
+	fi
 	echo "$sc: kill-store recovered in $(jq '.health.faults[0].recovery_s' "$T/$sc.json") s," \
 		"$(jq '.health.ack_check.checked' "$T/$sc.json") acknowledged writes checked, 0 lost"
 done

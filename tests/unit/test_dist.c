@@ -120,6 +120,7 @@ static void fill_part(struct mb_load_stats *s, int part, int parts, int n)
 		s->scheduled[i % MB_ACTION_COUNT]++;
 		s->done[i % MB_ACTION_COUNT] += i % 5 != 0;
 		s->failed[i % MB_ACTION_COUNT] += i % 5 == 0;
+		s->failed_by[(i / 5) % MB_LOAD_FAIL_CAUSES] += i % 5 == 0;
 		s->late[i % MB_ACTION_COUNT] += i % 17 == 0;
 		s->cut[i % MB_ACTION_COUNT] += i % 23 == 0;
 		s->op_count[i % NOPS] += 3;

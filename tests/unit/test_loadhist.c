@@ -11,6 +11,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "load/loadstats.h"
 #include "load/sched.h"
@@ -40,6 +41,8 @@ static void fill(struct mb_load_stats *s, uint64_t seed, int n)
 		mb_hist_record(s->loop_lag, v / 100);
 	}
 	s->failed[1] += 3;
+	s->failed_by[MB_LOAD_FAIL_OVERRUN] += 1;
+	s->failed_by[mb_load_fail_cause(MB_ETIMEDOUT)] += 2;
 	s->late[2] += 2;
 	s->cut[3] += 4;
 	s->n.rpcs += (uint64_t)n;
@@ -84,6 +87,29 @@ static void test_merge_exact(void **state)
 	mb_load_stats_destroy(m);
 }
 
+/* Every error code of the table has a cause of its own, named by the table;
+ * codes outside it share one; an overrun is none of them. */
+static void test_fail_causes(void **state)
+{
+	(void)state;
+	assert_int_equal(mb_load_fail_cause(MB_EFULL), -MB_EFULL);
+	assert_string_equal(mb_load_fail_cause_name(mb_load_fail_cause(MB_EFULL)), "MB_EFULL");
+	assert_string_equal(mb_load_fail_cause_name(mb_load_fail_cause(MB_ETLS)), "MB_ETLS");
+	assert_string_equal(mb_load_fail_cause_name(MB_LOAD_FAIL_OVERRUN), "overrun");
+	assert_int_equal(mb_load_fail_cause(-MB_ERROR_COUNT), MB_ERROR_COUNT);
+	assert_int_equal(mb_load_fail_cause(-1000), MB_ERROR_COUNT);
+	assert_int_equal(mb_load_fail_cause(5), MB_ERROR_COUNT);
+	assert_true(mb_load_fail_cause(MB_EINVAL) != MB_LOAD_FAIL_OVERRUN);
+	/* the table's codes are 0 .. -(MB_ERROR_COUNT - 1), all named */
+	for (int c = 0; c > -MB_ERROR_COUNT; c--)
+		assert_string_not_equal(mb_errname(c), "MB_E?");
+	assert_string_equal(mb_errname(-MB_ERROR_COUNT), "MB_E?");
+	for (int i = 0; i < MB_LOAD_FAIL_CAUSES; i++) {
+		assert_non_null(mb_load_fail_cause_text(i));
+		assert_true(strlen(mb_load_fail_cause_name(i)) < 24); /* mb_fail_cause.cause */
+	}
+}
+
 static void test_json_roundtrip(void **state)
 {
 	(void)state;
@@ -126,6 +152,10 @@ static void test_json_roundtrip(void **state)
 		assert_int_equal(sum->late[i], a->late[i]);
 		assert_int_equal(sum->cut[i], a->cut[i]);
 	}
+	for (int i = 0; i < MB_LOAD_FAIL_CAUSES; i++)
+		assert_int_equal(sum->failed_by[i], a->failed_by[i]);
+	assert_int_equal(sum->failed_by[MB_LOAD_FAIL_OVERRUN], 2);
+	assert_int_equal(sum->failed_by[mb_load_fail_cause(MB_ETIMEDOUT)], 4);
 	assert_int_equal(sum->cut[3], 8);
 	assert_int_equal(sum->n.bytes_sent, a->n.bytes_sent);
 	assert_int_equal(sum->n.deliveries, 14);
@@ -172,6 +202,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_merge_exact),
+	    cmocka_unit_test(test_fail_causes),
 	    cmocka_unit_test(test_json_roundtrip),
 	    cmocka_unit_test(test_score),
 	};
