@@ -44,8 +44,9 @@ struct mb_rfolder {
 
 struct mb_replica {
 	int nfolders;
-	bool synced;	/* the header download at first logon is done */
-	uint32_t dirty; /* bit per slot: needs an incremental sync */
+	bool synced;		 /* the header download at first logon is done */
+	uint32_t dirty;		 /* bit per slot: needs an incremental sync */
+	uint64_t hier_watermark; /* the hierarchy download's mark (highest folder change) */
 	struct mb_rfolder f[MB_REPLICA_MAX_FOLDERS];
 };
 

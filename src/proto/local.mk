@@ -4,7 +4,7 @@ noinst_LIBRARIES += src/proto/libmbproto.a
 src_proto_libmbproto_a_SOURCES = \
 	src/proto/proto.h src/proto/proto.c src/proto/proto_int.h \
 	src/proto/proto_req.c src/proto/proto_reply.c \
-	src/proto/buf.c src/proto/auth.c \
+	src/proto/buf.c src/proto/auth.c src/proto/idset.c \
 	src/proto/client.h src/proto/client.c
 
 MB_UNIT_TESTS += tests/unit/test_proto

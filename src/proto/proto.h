@@ -95,7 +95,11 @@ struct mb_frame_hdr {
 	X(RESOLVE_NAMES, 0x40, "ResolveNames")                                                     \
 	X(GET_AB_TABLE, 0x41, "GetAddressBookTable")                                               \
 	X(SYNC_DOWNLOAD, 0x30, "SyncDownload")                                                     \
-	X(SYNC_UPLOAD, 0x31, "SyncUpload")
+	X(SYNC_UPLOAD, 0x31, "SyncUpload")                                                         \
+	X(SYNC_CONFIGURE, 0x32, "SyncConfigure")                                                   \
+	X(SYNC_STATE_BEGIN, 0x33, "SyncStateBegin")                                                \
+	X(SYNC_STATE_CONTINUE, 0x34, "SyncStateContinue")                                          \
+	X(SYNC_STATE_END, 0x35, "SyncStateEnd")
 
 enum mb_op_code {
 #define MB_X_OPC(id, code, name) MB_OP_##id = code,
@@ -184,6 +188,15 @@ enum mb_ptype {
 #define MB_PR_LOCATION MB_PTAG(0x6802, MB_PT_STRING)
 #define MB_PR_ATTACH_KIND MB_PTAG(0x6803, MB_PT_I32) /* core/content.h kind */
 
+/* ICS state properties a download context takes before it downloads
+ * (MS-OXCFXICS 2.2.1.1, 3.3.4.3.1: a contents download MUST have all four);
+ * each value is an ID set (mb_idset_encode below) */
+#define MB_META_IDSET_GIVEN MB_PTAG(0x4017, MB_PT_BINARY)
+#define MB_META_CNSET_SEEN MB_PTAG(0x6796, MB_PT_BINARY)
+#define MB_META_CNSET_SEEN_FAI MB_PTAG(0x67DA, MB_PT_BINARY)
+#define MB_META_CNSET_READ MB_PTAG(0x67D2, MB_PT_BINARY)
+#define MB_SYNC_STATE_MAX (64u << 10) /* bytes of one ICS state property */
+
 #define MB_OBJECT_USER 6	       /* PR_OBJECT_TYPE of a mail user (MAPI_MAILUSER) */
 #define MB_OBJECT_LIST 8	       /* of a distribution list (MAPI_DISTLIST) */
 #define MB_PROTO_MAX_STREAM (1u << 20) /* bytes per ReadStream */
@@ -215,6 +228,7 @@ struct mb_prop {
 #define MB_QR_F_RESTART 0x1   /* QueryRows from the first row */
 #define MB_MC_F_COPY 0x1      /* MoveCopy: copy (else move) */
 #define MB_SD_F_BODY 0x1      /* SyncDownload: include bodies */
+#define MB_SC_F_HIERARCHY 0x1 /* SyncConfigure: the folders under fid, not its contents */
 #define MB_NONCE_LEN 32
 #define MB_SALT_LEN 16
 #define MB_PROOF_LEN 32 /* HMAC-SHA-256 */
@@ -319,12 +333,31 @@ struct mb_op {
 			uint32_t start;
 			uint32_t max_rows;
 		} list_contacts;
+		/* handle 0: the changes of fid after since_cn; else those of
+		 * the download context handle (SYNC_CONFIGURE) after its
+		 * CnsetSeen, fid and since_cn unused */
 		struct {
 			uint64_t fid;
 			uint64_t since_cn;
 			uint32_t flags;
 			uint32_t max;
+			uint32_t handle;
 		} sync_down;
+		/* SYNC_CONFIGURE: a contents download context on fid, or with
+		 * MB_SC_F_HIERARCHY one of the folders under it */
+		struct {
+			uint64_t fid;
+			uint32_t handle;
+			uint32_t flags;
+		} sync_cfg;
+		/* SYNC_STATE_BEGIN (tag: MB_META_*, size: the value's bytes),
+		 * SYNC_STATE_CONTINUE (data), SYNC_STATE_END */
+		struct {
+			uint32_t handle;
+			uint32_t tag;
+			uint32_t size;
+			struct mb_bytes data;
+		} sync_state;
 		/* CREATE_ATTACH, GET_ATTACH_TABLE (num unused), OPEN_ATTACH:
 		 * msg is the handle of an open or new message */
 		struct {
@@ -602,6 +635,29 @@ int mb_props_decode(const uint8_t *p, size_t len, struct mb_arena *a, struct mb_
 const struct mb_prop *mb_props_find(const struct mb_prop *props, uint16_t n, uint32_t tag);
 /* Bytes one property takes on the wire. */
 size_t mb_prop_wire_size(const struct mb_prop *p);
+
+/* ---- ID sets (ICS state values, proto/idset.c) --------------------------- */
+
+/* A set of ids (message ids or change numbers) as ascending, disjoint,
+ * non-adjacent closed ranges [lo, hi], lo >= 1.  On the wire (the value of
+ * an MB_META_* state property): varint count, then per range varint
+ * (lo - previous hi), varint (hi - lo); a varint is LEB128 (7 bits per
+ * byte, low first, at most 10 bytes).  A compact form of MS-OXCFXICS
+ * 2.2.2.4's IDSET (no replica GUID: one store). */
+struct mb_idrange {
+	uint64_t lo, hi;
+};
+/* Ranges of n ids (any order, duplicates allowed; ids 0 skipped), sorted in
+ * place, into out (room for n ranges): the number of ranges. */
+uint32_t mb_idset_from_ids(uint64_t *ids, uint32_t n, struct mb_idrange *out);
+/* Bytes mb_idset_encode writes for these ranges. */
+size_t mb_idset_size(const struct mb_idrange *r, uint32_t n);
+/* Encode into out (room for mb_idset_size bytes): bytes written. */
+size_t mb_idset_encode(const struct mb_idrange *r, uint32_t n, uint8_t *out);
+/* Check and summarise an encoded set: 0 with its range count, id count and
+ * highest id (0 when empty), or MB_EPROTO when malformed (a varint cut or
+ * over 64 bits, ranges out of order or overlapping, bytes left over). */
+int mb_idset_scan(const uint8_t *p, size_t len, uint32_t *nranges, uint64_t *nids, uint64_t *max);
 
 /* Helpers to build values. */
 struct mb_bytes mb_str(const char *s);

@@ -44,6 +44,10 @@ static void enc_reply_body(struct wr *w, const struct mb_op_reply *o)
 	case MB_OP_SET_PROPS:
 	case MB_OP_SAVE_ATTACH:
 	case MB_OP_REGISTER_NOTIFY:
+	case MB_OP_SYNC_CONFIGURE:
+	case MB_OP_SYNC_STATE_BEGIN:
+	case MB_OP_SYNC_STATE_CONTINUE:
+	case MB_OP_SYNC_STATE_END:
 		break;
 	case MB_OP_CREATE_ATTACH:
 	case MB_OP_GET_ATTACH_TABLE:
@@ -216,6 +220,10 @@ static void dec_reply_body(struct rd *r, struct mb_op_reply *o)
 	case MB_OP_SET_PROPS:
 	case MB_OP_SAVE_ATTACH:
 	case MB_OP_REGISTER_NOTIFY:
+	case MB_OP_SYNC_CONFIGURE:
+	case MB_OP_SYNC_STATE_BEGIN:
+	case MB_OP_SYNC_STATE_CONTINUE:
+	case MB_OP_SYNC_STATE_END:
 		break;
 	case MB_OP_CREATE_ATTACH:
 	case MB_OP_GET_ATTACH_TABLE:

@@ -135,6 +135,24 @@ static void enc_op_body(struct wr *w, const struct mb_op *op)
 		w_u64(w, op->u.sync_down.since_cn);
 		w_u32(w, op->u.sync_down.flags);
 		w_u32(w, op->u.sync_down.max);
+		w_u32(w, op->u.sync_down.handle);
+		break;
+	case MB_OP_SYNC_CONFIGURE:
+		w_u64(w, op->u.sync_cfg.fid);
+		w_u32(w, op->u.sync_cfg.handle);
+		w_u32(w, op->u.sync_cfg.flags);
+		break;
+	case MB_OP_SYNC_STATE_BEGIN:
+		w_u32(w, op->u.sync_state.handle);
+		w_u32(w, op->u.sync_state.tag);
+		w_u32(w, op->u.sync_state.size);
+		break;
+	case MB_OP_SYNC_STATE_CONTINUE:
+		w_u32(w, op->u.sync_state.handle);
+		w_lstr(w, op->u.sync_state.data);
+		break;
+	case MB_OP_SYNC_STATE_END:
+		w_u32(w, op->u.sync_state.handle);
 		break;
 	case MB_OP_SYNC_UPLOAD:
 		if (op->u.sync_up.n > MB_PROTO_MAX_IDS) {
@@ -308,6 +326,24 @@ static void dec_op_body(struct rd *r, struct mb_op *op)
 		op->u.sync_down.since_cn = r_u64(r);
 		op->u.sync_down.flags = r_u32(r);
 		op->u.sync_down.max = r_u32(r);
+		op->u.sync_down.handle = r_u32(r);
+		break;
+	case MB_OP_SYNC_CONFIGURE:
+		op->u.sync_cfg.fid = r_u64(r);
+		op->u.sync_cfg.handle = r_u32(r);
+		op->u.sync_cfg.flags = r_u32(r);
+		break;
+	case MB_OP_SYNC_STATE_BEGIN:
+		op->u.sync_state.handle = r_u32(r);
+		op->u.sync_state.tag = r_u32(r);
+		op->u.sync_state.size = r_u32(r);
+		break;
+	case MB_OP_SYNC_STATE_CONTINUE:
+		op->u.sync_state.handle = r_u32(r);
+		op->u.sync_state.data = r_lstr(r);
+		break;
+	case MB_OP_SYNC_STATE_END:
+		op->u.sync_state.handle = r_u32(r);
 		break;
 	case MB_OP_SYNC_UPLOAD: {
 		op->u.sync_up.fid = r_u64(r);

@@ -33,6 +33,7 @@ MB_UNIT_TESTS += tests/unit/test_delivery
 MB_UNIT_TESTS += tests/unit/test_attach
 MB_UNIT_TESTS += tests/unit/test_paging
 MB_UNIT_TESTS += tests/unit/test_acl
+MB_UNIT_TESTS += tests/unit/test_sync
 MB_UNIT_TESTS += tests/unit/test_schema
 
 MB_UNIT_TESTS += tests/unit/test_server

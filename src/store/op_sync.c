@@ -1,6 +1,29 @@
 /* op_sync.c: Cached-mode synchronisation (ICS-like): SyncDownload hands
  * out a folder's changes after the client's change number, SyncUpload
  * applies the client's changes (new messages, read flags, deletions).
+ *
+ * A download context (MS-OXCFXICS 3.3.4.3.1) is a handle of kind H_SYNC:
+ * SyncConfigure makes it on one of the session's folders; the client then
+ * uploads the four ICS state properties, each as SyncStateBegin (tag,
+ * size), SyncStateContinue (bytes) x n, SyncStateEnd; SyncDownload on the
+ * handle hands out the changes after the uploaded CnsetSeen and moves the
+ * context's mark on (a second SyncDownload continues, as
+ * RopFastTransferSourceGetBuffer does).  Per context:
+ *
+ *   configured --Begin--> uploading --Continue*--> --End (bytes all in,
+ *       ^                                             a valid ID set)--+
+ *       +--------------------------------------------------------------+
+ *   all four uploaded --SyncDownload--> (the same, mark moved on)
+ *
+ * A hierarchy context (SyncConfigure with MB_SC_F_HIERARCHY) needs
+ * IdsetGiven and CnsetSeen only (MS-OXCFXICS 3.3.4.3.1); its SyncDownload
+ * lists the folders under its folder whose change number (the highest of
+ * their contents: PidTagLocalCommitTimeMax's role, MS-OXPROPS) is past
+ * CnsetSeen, so a client downloads the contents of only those.
+ *
+ * Invariants: at most one property is being uploaded per context, its
+ * bytes at most MB_SYNC_STATE_MAX and at most what Begin declared;
+ * SyncDownload on a context without the four properties is MB_ESTATE.
  */
 #include "config.h"
 
@@ -14,12 +37,207 @@ static const uint32_t sync_cols[] = {MB_PR_MESSAGE_CLASS, MB_PR_SUBJECT,      MB
 				     MB_PR_DELIVERY_TIME, MB_PR_MESSAGE_SIZE, MB_PR_MESSAGE_FLAGS,
 				     MB_PR_START_DATE,	  MB_PR_END_DATE,     MB_PR_HASATTACH};
 
+enum {
+	MB_SYNC_HAS_GIVEN = 1,
+	MB_SYNC_HAS_SEEN = 2,
+	MB_SYNC_HAS_SEEN_FAI = 4,
+	MB_SYNC_HAS_READ = 8,
+	MB_SYNC_HAS_ALL = 15
+};
+
+static uint8_t state_bit(uint32_t tag)
+{
+	switch (tag) {
+	case MB_META_IDSET_GIVEN:
+		return MB_SYNC_HAS_GIVEN;
+	case MB_META_CNSET_SEEN:
+		return MB_SYNC_HAS_SEEN;
+	case MB_META_CNSET_SEEN_FAI:
+		return MB_SYNC_HAS_SEEN_FAI;
+	case MB_META_CNSET_READ:
+		return MB_SYNC_HAS_READ;
+	}
+	return 0;
+}
+
+static int sync_handle(struct req *r, uint32_t id, struct handle **out)
+{
+	struct handle *h = mb__handle_find(r->sess, id);
+	if (!h)
+		return MB_ENOTFOUND;
+	if (h->kind != H_SYNC)
+		return MB_ESTATE;
+	*out = h;
+	return 0;
+}
+
+int mb__op_sync_configure(struct req *r, struct mb_op *op)
+{
+	uint32_t local;
+	struct handle *h;
+	int rc = mb__own_folder(r, op->u.sync_cfg.fid, &local);
+	if (!rc && (op->u.sync_cfg.flags & ~(uint32_t)MB_SC_F_HIERARCHY))
+		rc = MB_EINVAL;
+	if (!rc)
+		rc = mb__handle_new(r->sess, op->u.sync_cfg.handle, H_SYNC, &h);
+	if (!rc) {
+		h->folder = local;
+		h->sync_hier = (op->u.sync_cfg.flags & MB_SC_F_HIERARCHY) != 0;
+	}
+	return rc;
+}
+
+int mb__op_sync_state(struct req *r, struct mb_op *op)
+{
+	struct handle *h;
+	int rc = sync_handle(r, op->u.sync_state.handle, &h);
+	if (rc)
+		return rc;
+	if (op->code == MB_OP_SYNC_STATE_BEGIN) {
+		uint8_t bit = state_bit(op->u.sync_state.tag);
+		if (!bit)
+			return MB_EINVAL;
+		if (h->state_tag)
+			return MB_ESTATE; /* the previous property is not ended */
+		if (op->u.sync_state.size > MB_SYNC_STATE_MAX)
+			return MB_ETOOBIG;
+		free(h->data);
+		h->data = NULL;
+		if (op->u.sync_state.size && !(h->data = malloc(op->u.sync_state.size)))
+			return MB_ENOMEM;
+		h->state_tag = op->u.sync_state.tag;
+		h->len = op->u.sync_state.size;
+		h->spos = 0;
+		return 0;
+	}
+	if (!h->state_tag)
+		return MB_ESTATE;
+	if (op->code == MB_OP_SYNC_STATE_CONTINUE) {
+		struct mb_bytes d = op->u.sync_state.data;
+		if (d.len > h->len - h->spos)
+			return MB_ERANGE; /* more than Begin declared */
+		if (d.len)
+			memcpy(h->data + h->spos, d.p, d.len);
+		h->spos += d.len;
+		return 0;
+	}
+	/* End: the value is whole and an ID set */
+	uint32_t tag = h->state_tag, nr;
+	uint64_t nids, max;
+	h->state_tag = 0;
+	rc = h->spos != h->len ? MB_ESTATE : mb_idset_scan(h->data, h->len, &nr, &nids, &max);
+	free(h->data);
+	h->data = NULL;
+	h->len = h->spos = 0;
+	if (rc)
+		return rc;
+	if (tag == MB_META_CNSET_SEEN)
+		h->seen_cn = max;
+	else if (tag == MB_META_IDSET_GIVEN)
+		h->given = nids;
+	h->state_has |= state_bit(tag);
+	return 0;
+}
+
+/* The hierarchy download: the folders under top, depth first, whose
+ * change number is past since (at most max; more when others remain). */
+struct hier_walk {
+	struct dbw *w;
+	struct req *r;
+	uint64_t since, top_cn;
+	uint32_t max, n, depth;
+	struct mb_sync_item *items;
+	bool more;
+	int rc;
+};
+
+static int hier_visit(void *arg, const struct mb_folder_rec *f);
+
+static int hier_children(struct hier_walk *hw, uint32_t folder)
+{
+	if (++hw->depth > 16) /* the store makes no deeper trees */
+		return MB_ECORRUPT;
+	int rc = mb_schema_folder_children(hw->w->schema, hw->r->sess->mailbox, folder, 0,
+					   hier_visit, hw);
+	hw->depth--;
+	return rc ? rc : hw->rc;
+}
+
+static int hier_visit(void *arg, const struct mb_folder_rec *f)
+{
+	struct hier_walk *hw = arg;
+	if (f->cn > hw->top_cn)
+		hw->top_cn = f->cn;
+	if (f->cn > hw->since) {
+		if (hw->n == hw->max) {
+			hw->more = true;
+			return 1;
+		}
+		uint32_t mbx = hw->r->sess->mailbox;
+		struct mb_prop *v = mb__ar(hw->r, 4 * sizeof(*v));
+		hw->rc = v ? mb__budget(hw->r, 64) : MB_ETOOBIG;
+		if (hw->rc)
+			return 1;
+		v[0] = (struct mb_prop){MB_PR_FID, {.i = (int64_t)MB_FID(mbx, f->folder)}};
+		v[1] = (struct mb_prop){MB_PR_PARENT_FID, {.i = (int64_t)MB_FID(mbx, f->parent)}};
+		v[2] = (struct mb_prop){MB_PR_CONTENT_COUNT, {.i = f->count}};
+		v[3] = (struct mb_prop){MB_PR_CONTENT_UNREAD, {.i = f->unread}};
+		struct mb_sync_item *it = &hw->items[hw->n++];
+		memset(it, 0, sizeof(*it));
+		it->mid = f->folder;
+		it->cn = f->cn;
+		it->props = v;
+		it->nprops = 4;
+	}
+	if (f->subfolders && (hw->rc = hier_children(hw, f->folder)))
+		return 1;
+	return hw->more ? 1 : 0;
+}
+
+static int sync_hierarchy(struct dbw *w, struct req *r, struct handle *ctx, uint32_t max,
+			  struct mb_op_reply *res)
+{
+	struct hier_walk hw = {w, r, ctx->seen_cn, ctx->seen_cn, max, 0, 0, NULL, false, 0};
+	if (!(hw.items = mb__ar(r, (size_t)max * sizeof(*hw.items))))
+		return MB_ETOOBIG;
+	int rc = hier_children(&hw, ctx->folder);
+	if (rc)
+		return rc;
+	res->u.sync_down.n = hw.n;
+	res->u.sync_down.items = hw.items;
+	res->u.sync_down.more = hw.more ? 1 : 0;
+	/* a cut walk has not seen every folder: keep the mark (the client
+	 * asks again) */
+	res->u.sync_down.watermark = hw.more ? ctx->seen_cn : hw.top_cn;
+	ctx->seen_cn = res->u.sync_down.watermark;
+	return 0;
+}
+
 int mb__op_sync_down(struct dbw *w, struct req *r, struct mb_op *op, struct mb_op_reply *res)
 {
 	uint32_t local;
-	int rc = mb__own_folder(r, op->u.sync_down.fid, &local);
-	if (rc)
+	uint64_t since = op->u.sync_down.since_cn;
+	struct handle *ctx = NULL;
+	int rc;
+	if (op->u.sync_down.handle) {
+		rc = sync_handle(r, op->u.sync_down.handle, &ctx);
+		uint8_t need =
+		    ctx && ctx->sync_hier ? MB_SYNC_HAS_GIVEN | MB_SYNC_HAS_SEEN : MB_SYNC_HAS_ALL;
+		if (!rc && ((ctx->state_has & need) != need || ctx->state_tag))
+			rc = MB_ESTATE; /* MS-OXCFXICS 3.3.4.3.1: the state first */
+		if (rc)
+			return rc;
+		if (ctx->sync_hier) {
+			uint32_t m = op->u.sync_down.max;
+			return sync_hierarchy(
+			    w, r, ctx, m == 0 || m > MB_PROTO_MAX_ROWS ? MB_PROTO_MAX_ROWS : m,
+			    res);
+		}
+		local = ctx->folder;
+		since = ctx->seen_cn;
+	} else if ((rc = mb__own_folder(r, op->u.sync_down.fid, &local))) {
 		return rc;
+	}
 	struct mb_folder_rec f;
 	rc = mb_schema_folder_get(w->schema, r->sess->mailbox, local, &f);
 	if (rc)
@@ -31,8 +249,8 @@ int mb__op_sync_down(struct dbw *w, struct req *r, struct mb_op *op, struct mb_o
 	bool more = false;
 	if (!l.c)
 		return MB_ETOOBIG;
-	rc = mb_schema_folder_changes(w->schema, r->sess->mailbox, local, op->u.sync_down.since_cn,
-				      max, mb__collect_change, &l, &more);
+	rc = mb_schema_folder_changes(w->schema, r->sess->mailbox, local, since, max,
+				      mb__collect_change, &l, &more);
 	if (rc)
 		return rc;
 	struct mb_sync_item *items = mb__ar(r, (size_t)(l.n ? l.n : 1) * sizeof(*items));
@@ -81,9 +299,9 @@ int mb__op_sync_down(struct dbw *w, struct req *r, struct mb_op *op, struct mb_o
 	res->u.sync_down.n = n;
 	res->u.sync_down.items = items;
 	res->u.sync_down.more = more ? 1 : 0;
-	res->u.sync_down.watermark =
-	    more ? items[n - 1].cn
-		 : (f.cn > op->u.sync_down.since_cn ? f.cn : op->u.sync_down.since_cn);
+	res->u.sync_down.watermark = more ? items[n - 1].cn : (f.cn > since ? f.cn : since);
+	if (ctx)
+		ctx->seen_cn = res->u.sync_down.watermark;
 	return 0;
 }
 

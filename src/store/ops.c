@@ -633,6 +633,12 @@ static int run_op(struct dbw *w, struct req *r, struct mb_op *op, struct mb_op_r
 		return mb__op_sync_down(w, r, op, res);
 	case MB_OP_SYNC_UPLOAD:
 		return mb__op_sync_up(w, r, op, res);
+	case MB_OP_SYNC_CONFIGURE:
+		return mb__op_sync_configure(r, op);
+	case MB_OP_SYNC_STATE_BEGIN:
+	case MB_OP_SYNC_STATE_CONTINUE:
+	case MB_OP_SYNC_STATE_END:
+		return mb__op_sync_state(r, op);
 	}
 	return MB_EPROTO;
 }

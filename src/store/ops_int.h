@@ -110,6 +110,9 @@ int mb__op_list_contacts(struct dbw *w, struct req *r, struct mb_op *op, struct 
 /* ---- op_sync.c ---- */
 int mb__op_sync_down(struct dbw *w, struct req *r, struct mb_op *op, struct mb_op_reply *res);
 int mb__op_sync_up(struct dbw *w, struct req *r, struct mb_op *op, struct mb_op_reply *res);
+int mb__op_sync_configure(struct req *r, struct mb_op *op);
+/* SYNC_STATE_BEGIN, _CONTINUE and _END */
+int mb__op_sync_state(struct req *r, struct mb_op *op);
 
 /* ---- op_attach.c ---- */
 int mb__op_create_attach(struct req *r, struct mb_op *op, struct mb_op_reply *res);

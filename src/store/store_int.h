@@ -42,6 +42,7 @@ enum handle_kind {
 	H_STREAM,	/* a property's bytes being read (data, len, pos) */
 	H_AB_TABLE,	/* the global address list (cursor pos) */
 	H_NOTIFY,	/* a notification subscription on folder */
+	H_SYNC,		/* a contents download context on folder (ICS state, sync) */
 };
 
 /* An attachment saved into a draft (owned). */
@@ -74,6 +75,15 @@ struct handle {
 	uint32_t len, spos; /* H_STREAM: size, read position; H_AB_TABLE: spos */
 	uint16_t natt;	    /* H_DRAFT: saved attachments */
 	struct draft_attach *att;
+	/* H_SYNC: the state property being uploaded (0: none; its bytes in
+	 * data, len declared, spos received), the properties uploaded
+	 * (MB_SYNC_HAS_* bits), the context's CnsetSeen high mark and the
+	 * number of ids the client said it holds */
+	uint32_t state_tag;
+	uint8_t state_has;
+	bool sync_hier; /* a hierarchy download context (MB_SC_F_HIERARCHY) */
+	uint64_t seen_cn;
+	uint64_t given;
 };
 
 struct session {

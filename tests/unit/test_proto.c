@@ -135,6 +135,7 @@ static int build_all_ops(struct mb_op *ops)
 	ops[n].u.sync_down.fid = MB_FID(3, MB_FID_INBOX);
 	ops[n].u.sync_down.since_cn = 99;
 	ops[n].u.sync_down.flags = MB_SD_F_BODY;
+	ops[n].u.sync_down.handle = 13;
 	ops[n++].u.sync_down.max = 10;
 	memset(ch, 0, sizeof(ch));
 	ch[0].kind = MB_SYNC_CREATE;
@@ -180,6 +181,19 @@ static int build_all_ops(struct mb_op *ops)
 	ops[n++].u.resolve.names = names;
 	ops[n].code = MB_OP_GET_AB_TABLE;
 	ops[n++].u.ab_table.handle = 10;
+	/* 32.. the ICS download context */
+	ops[n].code = MB_OP_SYNC_CONFIGURE;
+	ops[n].u.sync_cfg.fid = MB_FID(3, MB_FID_SENT);
+	ops[n++].u.sync_cfg.handle = 11;
+	ops[n].code = MB_OP_SYNC_STATE_BEGIN;
+	ops[n].u.sync_state.handle = 11;
+	ops[n].u.sync_state.tag = MB_META_CNSET_SEEN;
+	ops[n++].u.sync_state.size = 3;
+	ops[n].code = MB_OP_SYNC_STATE_CONTINUE;
+	ops[n].u.sync_state.handle = 11;
+	ops[n++].u.sync_state.data = mb_str("abc");
+	ops[n].code = MB_OP_SYNC_STATE_END;
+	ops[n++].u.sync_state.handle = 12;
 	return n;
 }
 
@@ -285,6 +299,13 @@ static void test_request_every_op(void **state)
 	assert_int_equal(got.ops[30].u.resolve.n, 2);
 	assert_true(mb_bytes_eq_str(got.ops[30].u.resolve.names[1], "list007"));
 	assert_int_equal(got.ops[31].u.ab_table.handle, 10);
+	assert_int_equal(got.ops[21].u.sync_down.handle, 13);
+	assert_true(got.ops[32].u.sync_cfg.fid == MB_FID(3, MB_FID_SENT));
+	assert_int_equal(got.ops[32].u.sync_cfg.handle, 11);
+	assert_int_equal(got.ops[33].u.sync_state.tag, MB_META_CNSET_SEEN);
+	assert_int_equal(got.ops[33].u.sync_state.size, 3);
+	assert_true(mb_bytes_eq_str(got.ops[34].u.sync_state.data, "abc"));
+	assert_int_equal(got.ops[35].u.sync_state.handle, 12);
 
 	/* truncation at every length is refused, never a crash */
 	size_t full = len;
@@ -581,6 +602,48 @@ static void test_bad_payloads(void **state)
 	mb_arena_destroy(a);
 }
 
+/* ID sets: ids in any order become merged ranges; what is encoded scans
+ * back to the same counts; malformed sets are refused at every cut. */
+static void test_idset(void **state)
+{
+	(void)state;
+	uint64_t ids[] = {9, 3, 4, 0, 5, 1000000, 7, 4, 1ull << 40};
+	struct mb_idrange rg[9];
+	uint32_t n = mb_idset_from_ids(ids, 9, rg);
+	assert_int_equal(n, 5); /* 3-5, 7, 9, 1000000, 2^40 */
+	assert_true(rg[0].lo == 3 && rg[0].hi == 5);
+	assert_true(rg[1].lo == 7 && rg[1].hi == 7);
+	assert_true(rg[4].lo == 1ull << 40);
+	uint8_t b[64];
+	size_t len = mb_idset_encode(rg, n, b);
+	assert_int_equal(len, mb_idset_size(rg, n));
+	uint32_t nr;
+	uint64_t nids, max;
+	assert_int_equal(mb_idset_scan(b, len, &nr, &nids, &max), 0);
+	assert_int_equal(nr, 5);
+	assert_int_equal(nids, 7);
+	assert_true(max == 1ull << 40);
+	for (size_t cut = 0; cut < len; cut++)
+		assert_int_equal(mb_idset_scan(b, cut, &nr, &nids, &max), MB_EPROTO);
+	b[len] = 0;
+	assert_int_equal(mb_idset_scan(b, len + 1, &nr, &nids, &max), MB_EPROTO);
+	/* the empty set is one byte */
+	assert_int_equal(mb_idset_encode(NULL, 0, b), 1);
+	assert_int_equal(mb_idset_scan(b, 1, &nr, &nids, &max), 0);
+	assert_true(nr == 0 && nids == 0 && max == 0);
+	/* a range starting at 0, adjacent or overlapping ranges, an overlong varint */
+	const uint8_t zero[] = {1, 0, 3};
+	const uint8_t adjacent[] = {2, 1, 2, 1, 0};
+	const uint8_t overlong[] = {1,	  0xFF, 0xFF, 0xFF, 0xFF, 0xFF,
+				    0xFF, 0xFF, 0xFF, 0xFF, 0x7F, 0};
+	const uint8_t wraps[] = {2,    2,    0xFF, 0xFF, 0xFF, 0xFF, 0xFF,
+				 0xFF, 0xFF, 0xFF, 0xFF, 1,    2,    0};
+	assert_int_equal(mb_idset_scan(zero, sizeof(zero), &nr, &nids, &max), MB_EPROTO);
+	assert_int_equal(mb_idset_scan(adjacent, sizeof(adjacent), &nr, &nids, &max), MB_EPROTO);
+	assert_int_equal(mb_idset_scan(overlong, sizeof(overlong), &nr, &nids, &max), MB_EPROTO);
+	assert_int_equal(mb_idset_scan(wraps, sizeof(wraps), &nr, &nids, &max), MB_EPROTO);
+}
+
 static void test_partial_stream(void **state)
 {
 	(void)state;
@@ -623,7 +686,7 @@ int main(void)
 	    cmocka_unit_test(test_op_table),	     cmocka_unit_test(test_request_every_op),
 	    cmocka_unit_test(test_reply_every_op),   cmocka_unit_test(test_notify_and_error),
 	    cmocka_unit_test(test_malformed_frames), cmocka_unit_test(test_bad_payloads),
-	    cmocka_unit_test(test_partial_stream),
+	    cmocka_unit_test(test_partial_stream),   cmocka_unit_test(test_idset),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -257,7 +257,7 @@ static bool mbs_sync_due(struct mb_tuser *u, bool pending)
 		m->notify_due_ns = 0;
 	}
 	/* the full download at first logon comes first; later syncs yield to actions */
-	return rep->dirty && (!rep->synced || !pending);
+	return (rep->dirty && (!rep->synced || !pending)) || (m->hier_due && !pending);
 }
 
 static void mbs_tick(struct mb_tuser *u)
@@ -266,9 +266,11 @@ static void mbs_tick(struct mb_tuser *u)
 	struct mb_replica *rep = m->rep;
 	if (!rep)
 		return;
-	/* every folder: the notified ones with them (a running download
-	 * timer finds nothing left) */
-	rep->dirty = (1u << rep->nfolders) - 1;
+	/* the periodic sync: a hierarchy download says which folders changed
+	 * (the notified ones among them: a running download timer finds
+	 * nothing left) */
+	m->hier_due = true;
+	rep->dirty |= m->notified;
 	m->notified = 0;
 }
 

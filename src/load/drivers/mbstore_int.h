@@ -35,6 +35,8 @@ enum {
 	H_VNOTIFY = 43, /* the open view's notification registration */
 	H_INOTIFY = 44, /* the session's new-mail registration on the Inbox */
 	H_ITABLE = 45,	/* online: the Inbox view the notification fetch refreshes */
+	H_SYNC = 46,	/* cached: the download context of replica slot s is H_SYNC + s */
+	H_HSYNC = 63,	/* cached: the hierarchy download context */
 };
 
 /* Online: rows of the Inbox view one notification fetch refreshes at most
@@ -103,6 +105,7 @@ struct mbs_user {
 	uint64_t *del;		       /* delete in flight: its ids */
 	int ndel;
 	uint32_t notified; /* cached: slots notified, dirty when the download timer runs out */
+	bool hier_due;	   /* cached: the periodic sync's hierarchy download is due */
 	struct mbs_sync *sync;
 	uint64_t notify_due_ns; /* cached: when the download timer runs out, 0: not running */
 };

@@ -132,8 +132,122 @@ int mb__mbs_took_nothing(struct mb_tuser *u, const struct mb_reply *r, struct mb
 
 /* ---- steps: cached-mode sync ------------------------------------------------------- */
 
-/* Ask every dirty folder for its changes since its watermark; done when
- * nothing is dirty. */
+/* One ICS state property into the download context h: SyncStateBegin,
+ * SyncStateContinue per STREAM_CHUNK of the encoded ID set, SyncStateEnd
+ * (MS-OXCFXICS 3.3.4.3.1, 3.3.5.8.2-4). */
+static int emit_state(struct mb__rb *rb, uint32_t h, uint32_t tag, const struct mb_idrange *rg,
+		      uint32_t nr)
+{
+	size_t len = mb_idset_size(rg, nr);
+	uint8_t *b = mb__rb_bytes(rb, len);
+	if (!b)
+		return MB_ETOOBIG;
+	mb_idset_encode(rg, nr, b);
+	struct mb_op *op = mb__rb_op(rb, MB_OP_SYNC_STATE_BEGIN);
+	op->u.sync_state.handle = h;
+	op->u.sync_state.tag = tag;
+	op->u.sync_state.size = (uint32_t)len;
+	for (size_t at = 0; at < len; at += STREAM_CHUNK) {
+		op = mb__rb_op(rb, MB_OP_SYNC_STATE_CONTINUE);
+		op->u.sync_state.handle = h;
+		op->u.sync_state.data.p = b + at;
+		op->u.sync_state.data.len =
+		    (uint32_t)(len - at < STREAM_CHUNK ? len - at : STREAM_CHUNK);
+	}
+	mb__rb_op(rb, MB_OP_SYNC_STATE_END)->u.sync_state.handle = h;
+	return 0;
+}
+
+/* The download of replica slot s as Outlook's ICS download of a folder
+ * (MS-OXCFXICS 3.3.4.3.1): a download context (SyncConfigure), the four
+ * ICS state properties (the message ids the replica holds; the change
+ * numbers it has seen, read changes included, up to its watermark; no
+ * FAI messages), the changes (SyncDownload on the context, for
+ * RopFastTransferSourceGetBuffer) and the context's release.  0, 1 when
+ * it does not fit in the request beside what is there (only when `first`
+ * is false), or an error. */
+static int emit_folder_sync(struct mb_tuser *u, int s, bool first)
+{
+	struct mb_rfolder *f = &M(u)->rep->f[s];
+	struct mb__rb *rb = RB(u);
+	uint32_t h = H_SYNC + (uint32_t)s;
+	uint64_t *ids = malloc(((size_t)f->n + 1) * sizeof(*ids));
+	struct mb_idrange *rg = malloc(((size_t)f->n + 1) * sizeof(*rg));
+	if (!ids || !rg) {
+		free(ids);
+		free(rg);
+		return MB_ENOMEM;
+	}
+	for (uint32_t i = 0; i < f->n; i++)
+		ids[i] = f->items[i].mid;
+	uint32_t ngiven = mb_idset_from_ids(ids, f->n, rg);
+	size_t glen = mb_idset_size(rg, ngiven);
+	/* Configure, Begin/Continue/End x 4, SyncDownload, Release; the state
+	 * bytes: the ID set given and three of at most 21 bytes */
+	int need = 14 + (int)((glen + STREAM_CHUNK - 1) / STREAM_CHUNK);
+	if (!first && (rb->nops + need > MB_RB_OPS || glen + 64 > MB_RB_POOL - rb->npool)) {
+		free(ids);
+		free(rg);
+		return 1;
+	}
+	struct mb_op *op = mb__rb_op(rb, MB_OP_SYNC_CONFIGURE);
+	op->u.sync_cfg.fid = fid_of(u, f->local);
+	op->u.sync_cfg.handle = h;
+	int rc = emit_state(rb, h, MB_META_IDSET_GIVEN, rg, ngiven);
+	struct mb_idrange seen = {1, f->watermark};
+	uint32_t nseen = f->watermark ? 1 : 0;
+	if (!rc)
+		rc = emit_state(rb, h, MB_META_CNSET_SEEN, &seen, nseen);
+	if (!rc)
+		rc = emit_state(rb, h, MB_META_CNSET_SEEN_FAI, NULL, 0);
+	if (!rc)
+		rc = emit_state(rb, h, MB_META_CNSET_READ, &seen, nseen);
+	free(ids);
+	free(rg);
+	op = mb__rb_op(rb, MB_OP_SYNC_DOWNLOAD);
+	op->u.sync_down.handle = h;
+	op->u.sync_down.max = SYNC_MAX;
+	mb__rb_op(rb, MB_OP_RELEASE)->u.release.handle = h;
+	return rc;
+}
+
+/* The periodic sync's hierarchy download (MS-OXCFXICS 3.3.4.3.1: a
+ * hierarchy download takes IdsetGiven and CnsetSeen): the folders whose
+ * contents changed since the last one, each then downloaded as a dirty
+ * folder. */
+static int hierarchy_ask(struct mb_tuser *u)
+{
+	struct mbs_user *m = M(u);
+	struct mb_replica *rep = m->rep;
+	struct mb__rb *rb = RB(u);
+	uint64_t ids[MB_REPLICA_MAX_FOLDERS];
+	struct mb_idrange rg[MB_REPLICA_MAX_FOLDERS];
+	for (int s = 0; s < rep->nfolders; s++)
+		ids[s] = rep->f[s].local;
+	uint32_t ng = mb_idset_from_ids(ids, (uint32_t)rep->nfolders, rg);
+	struct mb_op *op = mb__rb_op(rb, MB_OP_SYNC_CONFIGURE);
+	op->u.sync_cfg.fid = fid_of(u, MB_FID_ROOT);
+	op->u.sync_cfg.handle = H_HSYNC;
+	op->u.sync_cfg.flags = MB_SC_F_HIERARCHY;
+	struct mb_idrange seen = {1, rep->hier_watermark};
+	int rc = emit_state(rb, H_HSYNC, MB_META_IDSET_GIVEN, rg, ng);
+	if (!rc)
+		rc =
+		    emit_state(rb, H_HSYNC, MB_META_CNSET_SEEN, &seen, rep->hier_watermark ? 1 : 0);
+	if (rc)
+		return rc;
+	op = mb__rb_op(rb, MB_OP_SYNC_DOWNLOAD);
+	op->u.sync_down.handle = H_HSYNC;
+	op->u.sync_down.max = MB_PROTO_MAX_ROWS;
+	mb__rb_op(rb, MB_OP_RELEASE)->u.release.handle = H_HSYNC;
+	m->hier_due = false;
+	m->phase = 4;
+	return mb__mbs_send_rpc(u);
+}
+
+/* Ask every dirty folder for its changes since its watermark, as many
+ * folders per request as fit (the others stay dirty for the next round);
+ * done when nothing is dirty. */
 static int sync_ask(struct mb_tuser *u)
 {
 	struct mbs_user *m = M(u);
@@ -148,11 +262,11 @@ static int sync_ask(struct mb_tuser *u)
 	for (int s = 0; s < rep->nfolders; s++) {
 		if (!(rep->dirty & (1u << s)))
 			continue;
-		struct mb_op *op = mb__rb_op(RB(u), MB_OP_SYNC_DOWNLOAD);
-		op->u.sync_down.fid = fid_of(u, rep->f[s].local);
-		op->u.sync_down.since_cn = rep->f[s].watermark;
-		op->u.sync_down.flags = 0;
-		op->u.sync_down.max = SYNC_MAX;
+		int rc = emit_folder_sync(u, s, c->mask == 0);
+		if (rc < 0)
+			return rc;
+		if (rc > 0)
+			break;
 		c->mask |= 1u << s;
 	}
 	m->phase = 1;
@@ -190,6 +304,8 @@ int mb__mbs_emit_sync(struct mb_tuser *u, const struct mb_step *s, struct mb_ste
 		return m->nnew ? notify_fetch(u) : 0;
 	if (!m->sync && !(m->sync = malloc(sizeof(*m->sync))))
 		return MB_ENOMEM;
+	if (m->hier_due && m->rep->synced)
+		return hierarchy_ask(u);
 	return sync_ask(u);
 }
 
@@ -206,6 +322,23 @@ int mb__mbs_took_sync(struct mb_tuser *u, const struct mb_reply *r, struct mb_st
 		m->itable = true;
 		u->st->n.notify_fetches++;
 		return 0;
+	}
+	if (m->phase == 4) { /* the hierarchy: the changed folders become dirty */
+		const struct mb_op_reply *o = mb__mbs_find_op(r, MB_OP_SYNC_DOWNLOAD, 0);
+		if (!o || o->status != 0)
+			return mb__mbs_op_status(o);
+		for (uint32_t i = 0; i < o->u.sync_down.n; i++) {
+			const struct mb_sync_item *it = &o->u.sync_down.items[i];
+			int s =
+			    it->mid <= UINT32_MAX ? mb_replica_slot(rep, (uint32_t)it->mid) : -1;
+			if (s >= 0 && it->cn > rep->f[s].watermark)
+				rep->dirty |= 1u << s;
+		}
+		/* with more (over 1,024 changed folders) the mark stays: the
+		 * next periodic sync asks again */
+		if (!o->u.sync_down.more)
+			rep->hier_watermark = o->u.sync_down.watermark;
+		return sync_ask(u);
 	}
 	if (m->phase == 1) {
 		/* headers of every asked folder */

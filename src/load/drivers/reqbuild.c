@@ -78,6 +78,21 @@ struct mb_sync_change *mb__rb_changes(struct mb__rb *rb, int n)
 		    rb->spare.changes);
 }
 
+uint8_t *mb__rb_bytes(struct mb__rb *rb, size_t n)
+{
+	if (n > MB_RB_POOL || n > sizeof(rb->spare)) {
+		rb->err = MB_ETOOBIG;
+		return NULL;
+	}
+	if (n > MB_RB_POOL - rb->npool) {
+		rb->err = MB_ETOOBIG;
+		return (uint8_t *)&rb->spare;
+	}
+	uint8_t *p = (uint8_t *)rb->pool + rb->npool;
+	rb->npool += n;
+	return p;
+}
+
 struct mb_bytes mb__rb_printf(struct mb__rb *rb, const char *fmt, ...)
 {
 	size_t room = MB_RB_POOL - rb->npool;

@@ -29,7 +29,7 @@
 #define MB_RB_PROPS 256
 #define MB_RB_STRS 256
 #define MB_RB_CHANGES 512
-#define MB_RB_POOL 8192
+#define MB_RB_POOL 65536 /* strings and byte values (ICS state) */
 
 struct mb__rb {
 	struct mb_op ops[MB_RB_OPS];
@@ -71,6 +71,9 @@ uint32_t *mb__rb_tags(struct mb__rb *rb, int n);
 uint64_t *mb__rb_mids(struct mb__rb *rb, int n);
 struct mb_bytes *mb__rb_strs(struct mb__rb *rb, int n);
 struct mb_sync_change *mb__rb_changes(struct mb__rb *rb, int n);
+/* n bytes (uninitialised) in the builder's pool; NULL when n is above
+ * the whole pool. */
+uint8_t *mb__rb_bytes(struct mb__rb *rb, size_t n);
 /* A formatted string in the builder's pool; when it does not fit whole,
  * an empty string and MB_ETOOBIG (never a cut or reused string). */
 struct mb_bytes mb__rb_printf(struct mb__rb *rb, const char *fmt, ...)

@@ -1,0 +1,310 @@
+/* test_sync.c: the store's cached-mode synchronisation (store/op_sync.c)
+ * against a real store in a thread: a download context (SyncConfigure)
+ * takes the four ICS state properties (SyncStateBegin / Continue / End)
+ * before it downloads; the download hands out the changes after the
+ * uploaded CnsetSeen, the same as SyncDownload by folder and change
+ * number, and a second download on the context continues after the first;
+ * the context's rules are kept: only the session's own folders, one
+ * property at a time, no more bytes than declared, a malformed ID set or
+ * an unknown tag refused, no download before the whole state; a
+ * hierarchy context lists the folders whose contents changed after its
+ * CnsetSeen, and after a change in the Inbox only the Inbox. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "storetest.h"
+
+static struct storetest T;
+
+static int setup(void **state)
+{
+	(void)state;
+	return storetest_start(&T, 4);
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	storetest_stop(&T);
+	return 0;
+}
+
+/* Ops of one state property (Begin, Continue, End) into ops[*n..]. */
+static void state_ops(struct mb_op *ops, int *n, uint32_t h, uint32_t tag, const uint8_t *b,
+		      size_t len)
+{
+	ops[*n].code = MB_OP_SYNC_STATE_BEGIN;
+	ops[*n].u.sync_state.handle = h;
+	ops[*n].u.sync_state.tag = tag;
+	ops[(*n)++].u.sync_state.size = (uint32_t)len;
+	ops[*n].code = MB_OP_SYNC_STATE_CONTINUE;
+	ops[*n].u.sync_state.handle = h;
+	ops[*n].u.sync_state.data.p = b;
+	ops[(*n)++].u.sync_state.data.len = (uint32_t)len;
+	ops[*n].code = MB_OP_SYNC_STATE_END;
+	ops[(*n)++].u.sync_state.handle = h;
+}
+
+/* A context on fid with CnsetSeen [1, seen] (empty when 0), a download of
+ * at most max changes; the reply of every op in rep, the call's status. */
+static int context_download(struct mb_client *c, uint64_t fid, uint64_t seen, uint32_t max,
+			    struct mb_reply *rep)
+{
+	static struct mb_op ops[16];
+	static uint8_t given[16], cns[32], empty[1];
+	memset(ops, 0, sizeof(ops));
+	int n = 0;
+	ops[n].code = MB_OP_SYNC_CONFIGURE;
+	ops[n].u.sync_cfg.fid = fid;
+	ops[n++].u.sync_cfg.handle = 7;
+	struct mb_idrange g = {1, 3}, s = {1, seen};
+	size_t glen = mb_idset_encode(&g, 1, given);
+	size_t slen = mb_idset_encode(&s, seen ? 1 : 0, cns);
+	size_t elen = mb_idset_encode(NULL, 0, empty);
+	state_ops(ops, &n, 7, MB_META_IDSET_GIVEN, given, glen);
+	state_ops(ops, &n, 7, MB_META_CNSET_SEEN, cns, slen);
+	state_ops(ops, &n, 7, MB_META_CNSET_SEEN_FAI, empty, elen);
+	state_ops(ops, &n, 7, MB_META_CNSET_READ, cns, slen);
+	ops[n].code = MB_OP_SYNC_DOWNLOAD;
+	ops[n].u.sync_down.handle = 7;
+	ops[n++].u.sync_down.max = max;
+	return mb_client_call(c, ops, (uint16_t)n, rep);
+}
+
+static void test_context_download(void **state)
+{
+	(void)state;
+	struct mb_client *a = storetest_client(&T, 0, 0);
+	assert_non_null(a);
+	uint64_t inbox = MB_FID(mb_client_mailbox(a), MB_FID_INBOX);
+	struct mb_op op;
+	struct mb_op_reply r = {0};
+
+	/* by folder and change number: the whole Inbox */
+	memset(&op, 0, sizeof(op));
+	op.code = MB_OP_SYNC_DOWNLOAD;
+	op.u.sync_down.fid = inbox;
+	op.u.sync_down.max = 1000;
+	assert_int_equal(storetest_one(a, &op, &r), 0);
+	uint32_t all = r.u.sync_down.n;
+	uint64_t top = r.u.sync_down.watermark;
+	assert_true(all >= 2); /* scale 0.02: 2 of the 100 Inbox messages */
+	assert_int_equal(r.u.sync_down.more, 0);
+
+	/* a context with nothing seen: the same changes */
+	struct mb_reply rep;
+	assert_int_equal(context_download(a, inbox, 0, 1000, &rep), 0);
+	for (int i = 0; i < rep.nops; i++)
+		assert_int_equal(rep.ops[i].status, 0);
+	const struct mb_op_reply *d = &rep.ops[rep.nops - 1];
+	assert_int_equal(d->code, MB_OP_SYNC_DOWNLOAD);
+	assert_int_equal(d->u.sync_down.n, all);
+	assert_true(d->u.sync_down.watermark == top);
+
+	/* seen up to the top: nothing new */
+	assert_int_equal(context_download(a, inbox, top, 1000, &rep), 0);
+	assert_int_equal(rep.ops[rep.nops - 1].status, 0);
+	assert_int_equal(rep.ops[rep.nops - 1].u.sync_down.n, 0);
+
+	/* one change at a time, then the same context goes on after it */
+	assert_int_equal(context_download(a, inbox, 0, 1, &rep), 0);
+	d = &rep.ops[rep.nops - 1];
+	assert_int_equal(d->u.sync_down.n, 1);
+	assert_int_equal(d->u.sync_down.more, 1);
+	uint64_t first = d->u.sync_down.items[0].cn;
+	memset(&op, 0, sizeof(op));
+	op.code = MB_OP_SYNC_DOWNLOAD;
+	op.u.sync_down.handle = 7;
+	op.u.sync_down.max = 1000;
+	assert_int_equal(storetest_one(a, &op, &r), 0);
+	assert_int_equal(r.u.sync_down.n, all - 1);
+	assert_true(r.u.sync_down.items[0].cn > first);
+	mb_client_destroy(a);
+}
+
+/* A hierarchy context under the root with CnsetSeen [1, seen]; its
+ * download's reply in rep. */
+static int hierarchy_download(struct mb_client *c, uint32_t mailbox, uint64_t seen,
+			      struct mb_reply *rep)
+{
+	static struct mb_op ops[10];
+	static uint8_t given[8], cns[32];
+	memset(ops, 0, sizeof(ops));
+	int n = 0;
+	ops[n].code = MB_OP_SYNC_CONFIGURE;
+	ops[n].u.sync_cfg.fid = MB_FID(mailbox, MB_FID_ROOT);
+	ops[n].u.sync_cfg.flags = MB_SC_F_HIERARCHY;
+	ops[n++].u.sync_cfg.handle = 8;
+	struct mb_idrange g = {MB_FID_INBOX, MB_FID_INBOX}, s = {1, seen};
+	state_ops(ops, &n, 8, MB_META_IDSET_GIVEN, given, mb_idset_encode(&g, 1, given));
+	state_ops(ops, &n, 8, MB_META_CNSET_SEEN, cns, mb_idset_encode(&s, seen ? 1 : 0, cns));
+	ops[n].code = MB_OP_SYNC_DOWNLOAD;
+	ops[n].u.sync_down.handle = 8;
+	ops[n++].u.sync_down.max = 100;
+	return mb_client_call(c, ops, (uint16_t)n, rep);
+}
+
+static void test_hierarchy(void **state)
+{
+	(void)state;
+	struct mb_client *a = storetest_client(&T, 2, 0);
+	assert_non_null(a);
+	uint32_t mbx = mb_client_mailbox(a);
+	struct mb_reply rep;
+	assert_int_equal(hierarchy_download(a, mbx, 0, &rep), 0);
+	const struct mb_op_reply *d = &rep.ops[rep.nops - 1];
+	assert_int_equal(d->status, 0);
+	assert_true(d->u.sync_down.n >= 5); /* the well-known folders and the new ones */
+	bool inbox = false;
+	for (uint32_t i = 0; i < d->u.sync_down.n; i++) {
+		const struct mb_sync_item *it = &d->u.sync_down.items[i];
+		const struct mb_prop *fid = mb_props_find(it->props, it->nprops, MB_PR_FID);
+		assert_non_null(fid);
+		assert_true((uint64_t)fid->v.i == MB_FID(mbx, it->mid));
+		assert_true(it->cn <= d->u.sync_down.watermark);
+		inbox = inbox || it->mid == MB_FID_INBOX;
+	}
+	assert_true(inbox);
+	uint64_t top = d->u.sync_down.watermark;
+	assert_int_equal(hierarchy_download(a, mbx, top, &rep), 0);
+	assert_int_equal(rep.ops[rep.nops - 1].u.sync_down.n, 0);
+
+	/* a new message in the Inbox: only the Inbox has changed */
+	struct mb_prop p[1] = {{MB_PR_SUBJECT, {.b = {(const uint8_t *)"new", 3}}}};
+	struct mb_sync_change ch = {MB_SYNC_CREATE, 0, 0, 1, p};
+	struct mb_op op;
+	struct mb_op_reply r = {0};
+	memset(&op, 0, sizeof(op));
+	op.code = MB_OP_SYNC_UPLOAD;
+	op.u.sync_up.fid = MB_FID(mbx, MB_FID_INBOX);
+	op.u.sync_up.n = 1;
+	op.u.sync_up.changes = &ch;
+	assert_int_equal(storetest_one(a, &op, &r), 0);
+	assert_int_equal(hierarchy_download(a, mbx, top, &rep), 0);
+	d = &rep.ops[rep.nops - 1];
+	assert_int_equal(d->status, 0);
+	assert_int_equal(d->u.sync_down.n, 1);
+	assert_true(d->u.sync_down.items[0].mid == MB_FID_INBOX);
+	assert_true(d->u.sync_down.watermark > top);
+	mb_client_destroy(a);
+}
+
+static void test_context_rules(void **state)
+{
+	(void)state;
+	struct mb_client *a = storetest_client(&T, 0, 0);
+	struct mb_client *b = storetest_client(&T, 1, 0);
+	assert_non_null(a);
+	assert_non_null(b);
+	uint64_t inbox = MB_FID(mb_client_mailbox(a), MB_FID_INBOX);
+	struct mb_op op;
+	struct mb_op_reply r = {0};
+
+	/* another user's folder */
+	memset(&op, 0, sizeof(op));
+	op.code = MB_OP_SYNC_CONFIGURE;
+	op.u.sync_cfg.fid = inbox;
+	op.u.sync_cfg.handle = 3;
+	assert_int_equal(storetest_one(b, &op, &r), MB_EACCES);
+	op.code = MB_OP_SYNC_STATE_END;
+	op.u.sync_state.handle = 3;
+	assert_int_equal(storetest_one(b, &op, &r), MB_ENOTFOUND);
+	/* a state op on a handle of another kind */
+	memset(&op, 0, sizeof(op));
+	op.code = MB_OP_GET_CONTENTS_TABLE;
+	op.u.get_table.fid = inbox;
+	op.u.get_table.handle = 4;
+	assert_int_equal(storetest_one(a, &op, &r), 0);
+	memset(&op, 0, sizeof(op));
+	op.code = MB_OP_SYNC_STATE_END;
+	op.u.sync_state.handle = 4;
+	assert_int_equal(storetest_one(a, &op, &r), MB_ESTATE);
+
+	memset(&op, 0, sizeof(op));
+	op.code = MB_OP_SYNC_CONFIGURE;
+	op.u.sync_cfg.fid = inbox;
+	op.u.sync_cfg.handle = 3;
+	op.u.sync_cfg.flags = 0x80; /* unknown flag */
+	assert_int_equal(storetest_one(a, &op, &r), MB_EINVAL);
+	op.u.sync_cfg.flags = 0;
+	assert_int_equal(storetest_one(a, &op, &r), 0);
+	/* no download before the state */
+	memset(&op, 0, sizeof(op));
+	op.code = MB_OP_SYNC_DOWNLOAD;
+	op.u.sync_down.handle = 3;
+	op.u.sync_down.max = 10;
+	assert_int_equal(storetest_one(a, &op, &r), MB_ESTATE);
+	/* Continue or End without Begin; an unknown tag; too large */
+	memset(&op, 0, sizeof(op));
+	op.code = MB_OP_SYNC_STATE_CONTINUE;
+	op.u.sync_state.handle = 3;
+	op.u.sync_state.data = mb_str("x");
+	assert_int_equal(storetest_one(a, &op, &r), MB_ESTATE);
+	op.code = MB_OP_SYNC_STATE_END;
+	assert_int_equal(storetest_one(a, &op, &r), MB_ESTATE);
+	memset(&op, 0, sizeof(op));
+	op.code = MB_OP_SYNC_STATE_BEGIN;
+	op.u.sync_state.handle = 3;
+	op.u.sync_state.tag = MB_PR_BODY;
+	op.u.sync_state.size = 1;
+	assert_int_equal(storetest_one(a, &op, &r), MB_EINVAL);
+	op.u.sync_state.tag = MB_META_CNSET_SEEN;
+	op.u.sync_state.size = MB_SYNC_STATE_MAX + 1;
+	assert_int_equal(storetest_one(a, &op, &r), MB_ETOOBIG);
+	/* Begin twice; more bytes than declared; End before all of them */
+	op.u.sync_state.size = 3;
+	assert_int_equal(storetest_one(a, &op, &r), 0);
+	assert_int_equal(storetest_one(a, &op, &r), MB_ESTATE);
+	memset(&op, 0, sizeof(op));
+	op.code = MB_OP_SYNC_STATE_CONTINUE;
+	op.u.sync_state.handle = 3;
+	op.u.sync_state.data = mb_str("abcd");
+	assert_int_equal(storetest_one(a, &op, &r), MB_ERANGE);
+	op.u.sync_state.data = mb_str("\x01");
+	assert_int_equal(storetest_one(a, &op, &r), 0);
+	op.code = MB_OP_SYNC_STATE_END;
+	assert_int_equal(storetest_one(a, &op, &r), MB_ESTATE);
+	/* a malformed ID set (a range from 0) */
+	memset(&op, 0, sizeof(op));
+	op.code = MB_OP_SYNC_STATE_BEGIN;
+	op.u.sync_state.handle = 3;
+	op.u.sync_state.tag = MB_META_CNSET_SEEN;
+	op.u.sync_state.size = 3;
+	assert_int_equal(storetest_one(a, &op, &r), 0);
+	op.code = MB_OP_SYNC_STATE_CONTINUE;
+	op.u.sync_state.data = (struct mb_bytes){(const uint8_t *)"\x01\x00\x05", 3};
+	assert_int_equal(storetest_one(a, &op, &r), 0);
+	op.code = MB_OP_SYNC_STATE_END;
+	assert_int_equal(storetest_one(a, &op, &r), MB_EPROTO);
+	/* still no download: the state is not whole */
+	memset(&op, 0, sizeof(op));
+	op.code = MB_OP_SYNC_DOWNLOAD;
+	op.u.sync_down.handle = 3;
+	op.u.sync_down.max = 10;
+	assert_int_equal(storetest_one(a, &op, &r), MB_ESTATE);
+	/* released, it is gone */
+	memset(&op, 0, sizeof(op));
+	op.code = MB_OP_RELEASE;
+	op.u.release.handle = 3;
+	assert_int_equal(storetest_one(a, &op, &r), 0);
+	memset(&op, 0, sizeof(op));
+	op.code = MB_OP_SYNC_DOWNLOAD;
+	op.u.sync_down.handle = 3;
+	op.u.sync_down.max = 10;
+	assert_int_equal(storetest_one(a, &op, &r), MB_ENOTFOUND);
+	mb_client_destroy(a);
+	mb_client_destroy(b);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_context_download),
+	    cmocka_unit_test(test_context_rules),
+	    cmocka_unit_test(test_hierarchy),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
