@@ -133,8 +133,6 @@ int mb__op_sync_state(struct req *r, struct mb_op *op)
 		return rc;
 	if (tag == MB_META_CNSET_SEEN)
 		h->seen_cn = max;
-	else if (tag == MB_META_IDSET_GIVEN)
-		h->given = nids;
 	h->state_has |= state_bit(tag);
 	return 0;
 }
@@ -220,13 +218,12 @@ int mb__op_sync_down(struct dbw *w, struct req *r, struct mb_op *op, struct mb_o
 	struct handle *ctx = NULL;
 	int rc;
 	if (op->u.sync_down.handle) {
-		rc = sync_handle(r, op->u.sync_down.handle, &ctx);
-		uint8_t need =
-		    ctx && ctx->sync_hier ? MB_SYNC_HAS_GIVEN | MB_SYNC_HAS_SEEN : MB_SYNC_HAS_ALL;
-		if (!rc && ((ctx->state_has & need) != need || ctx->state_tag))
-			rc = MB_ESTATE; /* MS-OXCFXICS 3.3.4.3.1: the state first */
-		if (rc)
+		if ((rc = sync_handle(r, op->u.sync_down.handle, &ctx)))
 			return rc;
+		uint8_t need =
+		    ctx->sync_hier ? MB_SYNC_HAS_GIVEN | MB_SYNC_HAS_SEEN : MB_SYNC_HAS_ALL;
+		if ((ctx->state_has & need) != need || ctx->state_tag)
+			return MB_ESTATE; /* MS-OXCFXICS 3.3.4.3.1: the state first */
 		if (ctx->sync_hier) {
 			uint32_t m = op->u.sync_down.max;
 			return sync_hierarchy(

@@ -77,13 +77,11 @@ struct handle {
 	struct draft_attach *att;
 	/* H_SYNC: the state property being uploaded (0: none; its bytes in
 	 * data, len declared, spos received), the properties uploaded
-	 * (MB_SYNC_HAS_* bits), the context's CnsetSeen high mark and the
-	 * number of ids the client said it holds */
+	 * (MB_SYNC_HAS_* bits) and the context's CnsetSeen high mark */
 	uint32_t state_tag;
 	uint8_t state_has;
 	bool sync_hier; /* a hierarchy download context (MB_SC_F_HIERARCHY) */
 	uint64_t seen_cn;
-	uint64_t given;
 };
 
 struct session {

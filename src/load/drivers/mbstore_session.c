@@ -158,6 +158,24 @@ static int emit_state(struct mb__rb *rb, uint32_t h, uint32_t tag, const struct 
 	return 0;
 }
 
+/* A download context h on fid (SyncConfigure; flags MB_SC_F_*). */
+static void emit_configure(struct mb__rb *rb, uint32_t h, uint64_t fid, uint32_t flags)
+{
+	struct mb_op *op = mb__rb_op(rb, MB_OP_SYNC_CONFIGURE);
+	op->u.sync_cfg.fid = fid;
+	op->u.sync_cfg.handle = h;
+	op->u.sync_cfg.flags = flags;
+}
+
+/* The download on context h (at most max changes) and its release. */
+static void emit_download(struct mb__rb *rb, uint32_t h, uint32_t max)
+{
+	struct mb_op *op = mb__rb_op(rb, MB_OP_SYNC_DOWNLOAD);
+	op->u.sync_down.handle = h;
+	op->u.sync_down.max = max;
+	mb__rb_op(rb, MB_OP_RELEASE)->u.release.handle = h;
+}
+
 /* The download of replica slot s as Outlook's ICS download of a folder
  * (MS-OXCFXICS 3.3.4.3.1): a download context (SyncConfigure), the four
  * ICS state properties (the message ids the replica holds; the change
@@ -190,9 +208,7 @@ static int emit_folder_sync(struct mb_tuser *u, int s, bool first)
 		free(rg);
 		return 1;
 	}
-	struct mb_op *op = mb__rb_op(rb, MB_OP_SYNC_CONFIGURE);
-	op->u.sync_cfg.fid = fid_of(u, f->local);
-	op->u.sync_cfg.handle = h;
+	emit_configure(rb, h, fid_of(u, f->local), 0);
 	int rc = emit_state(rb, h, MB_META_IDSET_GIVEN, rg, ngiven);
 	struct mb_idrange seen = {1, f->watermark};
 	uint32_t nseen = f->watermark ? 1 : 0;
@@ -204,10 +220,7 @@ static int emit_folder_sync(struct mb_tuser *u, int s, bool first)
 		rc = emit_state(rb, h, MB_META_CNSET_READ, &seen, nseen);
 	free(ids);
 	free(rg);
-	op = mb__rb_op(rb, MB_OP_SYNC_DOWNLOAD);
-	op->u.sync_down.handle = h;
-	op->u.sync_down.max = SYNC_MAX;
-	mb__rb_op(rb, MB_OP_RELEASE)->u.release.handle = h;
+	emit_download(rb, h, SYNC_MAX);
 	return rc;
 }
 
@@ -225,10 +238,7 @@ static int hierarchy_ask(struct mb_tuser *u)
 	for (int s = 0; s < rep->nfolders; s++)
 		ids[s] = rep->f[s].local;
 	uint32_t ng = mb_idset_from_ids(ids, (uint32_t)rep->nfolders, rg);
-	struct mb_op *op = mb__rb_op(rb, MB_OP_SYNC_CONFIGURE);
-	op->u.sync_cfg.fid = fid_of(u, MB_FID_ROOT);
-	op->u.sync_cfg.handle = H_HSYNC;
-	op->u.sync_cfg.flags = MB_SC_F_HIERARCHY;
+	emit_configure(rb, H_HSYNC, fid_of(u, MB_FID_ROOT), MB_SC_F_HIERARCHY);
 	struct mb_idrange seen = {1, rep->hier_watermark};
 	int rc = emit_state(rb, H_HSYNC, MB_META_IDSET_GIVEN, rg, ng);
 	if (!rc)
@@ -236,10 +246,7 @@ static int hierarchy_ask(struct mb_tuser *u)
 		    emit_state(rb, H_HSYNC, MB_META_CNSET_SEEN, &seen, rep->hier_watermark ? 1 : 0);
 	if (rc)
 		return rc;
-	op = mb__rb_op(rb, MB_OP_SYNC_DOWNLOAD);
-	op->u.sync_down.handle = H_HSYNC;
-	op->u.sync_down.max = MB_PROTO_MAX_ROWS;
-	mb__rb_op(rb, MB_OP_RELEASE)->u.release.handle = H_HSYNC;
+	emit_download(rb, H_HSYNC, MB_PROTO_MAX_ROWS);
 	m->hier_due = false;
 	m->phase = 4;
 	return mb__mbs_send_rpc(u);
