@@ -240,6 +240,9 @@ static const struct mb_opt scenario_opts[] = {
 	  MB_OPT_REQ | MB_OPT_PUB, "average members"),
     O_INT(SC, "distribution_lists.max_members", dl_max_members, 0, 0, 1000000,
 	  MB_OPT_REQ | MB_OPT_PUB, "maximum members"),
+    O_DBL(SC, "distribution_lists.home_db_pct", dl_home_db_pct, 0, 0, 100, 0,
+	  "share of a list's members drawn from the list's home database (the rest from all "
+	  "users), %"),
 
     {.path = "actions_per_day",
      .type = MB_OT_DOUBLE,

@@ -149,6 +149,7 @@ struct mb_scenario {
 	int dl_min_members;
 	int dl_avg_members;
 	int dl_max_members;
+	double dl_home_db_pct; /* members drawn from the list's home database, % */
 
 	/* user actions per 8-hour day, MB_ACTION_TABLE order */
 	double actions_per_day[MB_ACTION_COUNT];

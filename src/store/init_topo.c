@@ -116,17 +116,34 @@ int mb_store_gen_topology(const struct mb_scenario *sc, int users, double scale,
 			sum++;
 		}
 	}
+	/* members: each from the list's home database (lists take the
+	 * databases in turn) with the scenario's share, else from all users;
+	 * the home database's users are home, home + ndb, ... (u.db above) */
+	int ndb = info.databases > 0 ? info.databases : 1;
+	double home_share = sc->dl_home_db_pct / 100.0;
 	for (int i = 0; i < nl && !rc; i++) {
 		char name[32];
-		int n = 0;
+		int n = 0, home_n = 0;
+		uint32_t home = (uint32_t)(i % ndb);
+		uint32_t at_home =
+		    users > (int)home ? (uint32_t)((users - (int)home + ndb - 1) / ndb) : 0;
 		while (n < size[i]) {
 			st = mb_rng_mix(st + 13);
 			uint32_t m = (uint32_t)(st % (uint64_t)users);
+			bool from_home = false;
+			if (home_share > 0 && (uint32_t)home_n < at_home) {
+				uint64_t h = mb_rng_mix(st ^ 0x9e3779b97f4a7c15ull);
+				from_home = (double)(h >> 11) * 0x1.0p-53 < home_share;
+				if (from_home)
+					m = home + (uint32_t)((h >> 3) % at_home) * (uint32_t)ndb;
+			}
 			bool dup = false;
 			for (int j = 0; j < n; j++)
 				dup |= mem[j] == m;
-			if (!dup)
+			if (!dup) {
 				mem[n++] = m;
+				home_n += (int)m % ndb == (int)home;
+			}
 		}
 		snprintf(name, sizeof(name), "list%03d", i + 1);
 		rc = mb_topology_add_list(t, name, mem, n);

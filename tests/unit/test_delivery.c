@@ -4,12 +4,14 @@
  * local-delivery counters (once per message per database, once per
  * recipient), the Sent Items copy, notifications, and refusal of unknown
  * recipients without any delivery. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "core/scenario.h"
 #include "storetest.h"
 #include "tests/opbatch.h"
 
@@ -199,12 +201,65 @@ static void test_many_sequential(void **state)
 	mb_client_destroy(b);
 }
 
+/* The generated lists: with home_db_pct, that share of a list's members
+ * (about) are on the list's home database (lists take the databases in
+ * turn); at 0 they spread over all databases; sizes keep the published
+ * mean either way, and generation is deterministic. */
+static double home_share(const struct mb_scenario *sc, int users, double *mean)
+{
+	struct mb_topology *t = NULL;
+	assert_int_equal(mb_store_gen_topology(sc, users, 0.01, NULL, 0, 0, &t), 0);
+	int nl = mb_topology_list_count(t);
+	assert_int_equal(nl, sc->dl_per_site);
+	long home = 0, all = 0;
+	for (int i = 0; i < nl; i++) {
+		const struct mb_topo_list *l = mb_topology_list(t, i);
+		int hdb = i % sc->databases + 1;
+		for (int k = 0; k < l->nmembers; k++) {
+			const struct mb_topo_user *u = mb_topology_user(t, (int)l->members[k]);
+			assert_non_null(u);
+			home += u->db == hdb;
+			all++;
+			for (int j = 0; j < k; j++)
+				assert_true(l->members[j] != l->members[k]);
+		}
+	}
+	*mean = (double)all / nl;
+	mb_topology_destroy(t);
+	return (double)home / (double)all;
+}
+
+static void test_lists_home_database(void **state)
+{
+	(void)state;
+	struct mb_scenario sc;
+	struct mb_cfg_error err;
+	assert_int_equal(mb_scenario_load("online", &sc, &err), 0);
+	assert_true(sc.dl_home_db_pct > 0);
+	double mean, mean2;
+	double s = home_share(&sc, 1000, &mean);
+	assert_true(fabs(s - home_share(&sc, 1000, &mean2)) < 1e-12);
+	/* 90% drawn at home, plus the 1 in 12 of the others that land there */
+	double want = sc.dl_home_db_pct / 100.0 + (1 - sc.dl_home_db_pct / 100.0) / sc.databases;
+	assert_true(fabs(s - want) < 0.04);
+	assert_true(fabs(mean - sc.dl_avg_members) < 1e-9);
+	sc.dl_home_db_pct = 0;
+	s = home_share(&sc, 1000, &mean);
+	assert_true(fabs(s - 1.0 / sc.databases) < 0.04);
+	/* a home database smaller than a list: the rest from all users */
+	sc.dl_home_db_pct = 100;
+	s = home_share(&sc, 120, &mean);
+	assert_true(s < 1.0 && s > 0.5);
+	assert_true(fabs(mean - sc.dl_avg_members) < 1e-9);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_users_and_lists),
 	    cmocka_unit_test(test_unknown_recipient),
 	    cmocka_unit_test(test_many_sequential),
+	    cmocka_unit_test(test_lists_home_database),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
