@@ -41,6 +41,7 @@
 	X(notify_fetches, "notify_fetches")                                                        \
 	X(syncs, "syncs")                                                                          \
 	X(sync_items, "sync_items")                                                                \
+	X(first_syncs, "first_syncs")                                                              \
 	X(local_reads, "local_reads")                                                              \
 	X(overruns, "overruns")                                                                    \
 	X(acks_create, "acks_create")                                                              \

@@ -216,6 +216,19 @@ static void print_report(struct mb_session *s, const struct mb_run_summary *sum,
 		"warm-up, target %s\n",
 		sc->title, sum->users, sum->scale, sum->accel, sum->compression ? "on" : "off",
 		sum->measured_s, sum->warmup_s, sum->target[0] ? sum->target : "mbstore");
+	if (sum->has_first_downloads) {
+		if (sum->first_downloads_s >= 0)
+			fprintf(f,
+				"cached mode: every user's first download done %.0f s after the "
+				"load started; measured from %.0f s\n",
+				sum->first_downloads_s, sum->warmup_s);
+		else
+			fprintf(f,
+				"cached mode: first downloads done for %llu of %d users; measured "
+				"from %.0f s, with some still downloading\n",
+				(unsigned long long)sum->first_downloads, sum->users,
+				sum->warmup_s);
+	}
 	if (sum->data.has)
 		fprintf(f, "seed %ld, database cache %.4g MiB, data %s (%.1f MB, state %s)\n",
 			sum->seed, sum->cache_mb,
@@ -618,6 +631,9 @@ const struct mb_cmd_entry mb_cmd_run_entry = {
 	     "the store and the load engine (and the storage test with --storage-test), print a\n"
 	     "progress line to stderr every few seconds and the comparison table on stdout\n"
 	     "(published columns beside this run's averages after warm-up).\n"
+	     "In cached mode the warm-up lasts until every user's first download of its\n"
+	     "mailbox is done (at most the warm-up plus half the rest of the run); the\n"
+	     "output and the JSON (parameters.first_downloads) say when that was.\n"
 	     "--target lab:dovecot starts a throwaway Dovecot + Postfix under DATA/lab instead,\n"
 	     "provisions it over IMAP, runs the load with the imap driver and SMTP submission,\n"
 	     "checks every acknowledged message over IMAP and stops the lab (with --tls\n"

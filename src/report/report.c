@@ -339,6 +339,12 @@ json_t *mb_summary_to_json(const struct mb_run_summary *s)
 				s->measured_s, "storage_test", s->storage_test);
 	json_object_set_new(par, "cache_mb", num_or_null(s->cache_mb > 0, s->cache_mb));
 	json_object_set_new(par, "seed", s->seed >= 0 ? json_integer(s->seed) : json_null());
+	json_object_set_new(
+	    par, "first_downloads",
+	    !s->has_first_downloads
+		? json_null()
+		: json_pack("{s:I,s:o}", "users", (json_int_t)s->first_downloads, "all_done_s",
+			    num_or_null(s->first_downloads_s >= 0, s->first_downloads_s)));
 	json_object_set_new(root, "parameters", par);
 	json_object_set_new(root, "data",
 			    !s->data.has

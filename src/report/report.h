@@ -102,7 +102,13 @@ struct mb_run_summary {
 	int users;
 	double scale, accel;
 	bool compression;
-	double duration_s, warmup_s, measured_s;
+	double duration_s, warmup_s, measured_s; /* warmup_s: where the measured window began */
+	/* cached mode: users whose first download of the mailbox was done, and
+	 * when the last one was (seconds after the load started; -1: not all
+	 * were, and the measured window began at the latest start instead) */
+	bool has_first_downloads;
+	uint64_t first_downloads;
+	double first_downloads_s;
 	bool storage_test;
 	double cache_mb; /* the store's database cache, MiB (0: unknown) */
 	long seed;	 /* the load engine's seed (-1: unknown) */

@@ -110,6 +110,16 @@ double mb_session_scale(const struct mb_session *s);
 double mb_session_accel(const struct mb_session *s);
 bool mb_session_compression(const struct mb_session *s);
 double mb_session_warmup(const struct mb_session *s);
+/* Seconds after the load started at which the measured window starts:
+ * the warm-up; in cached mode no earlier than the moment every user's
+ * first download of its mailbox was done (the replica starts empty, and
+ * a steady-state measurement leaves that one-time download out), but no
+ * later than the warm-up plus half the rest of the run (300 s for a run
+ * without an end).  While cached users are still downloading: that
+ * latest start.  0 before the load started. */
+double mb_session_measure_from(const struct mb_session *s);
+/* Cached mode: users whose first download is done, so far. */
+uint64_t mb_session_first_downloads(const struct mb_session *s);
 /* The store's database cache (MiB): --cache-mb, else the scenario's
  * run.cache_mb, else the published cache-to-data ratio at this size. */
 double mb_session_cache_mb(const struct mb_session *s);

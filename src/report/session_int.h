@@ -91,6 +91,9 @@ struct mb_session {
 	double t0;		 /* load (or series) start, monotonic */
 	double load_t0, load_t1; /* load started / stopped */
 	double stress_t0;	 /* storage test started */
+	/* cached mode: when the load's stats first showed every user's first
+	 * download done (monotonic; 0: not yet); mb_session_measure_from */
+	double first_syncs_at;
 	/* run averages after warm-up: each window weighted by its length
 	 * (exact time averages, whatever the phase of the 1 Hz tick) */
 	double wsum[MB_COUNTER_COUNT], wdt[MB_COUNTER_COUNT];

@@ -74,12 +74,37 @@ static double sum_load_counts(struct mb_session *s, json_t *x)
 	return dl ? (double)(s->lx->n.deliveries - before) : -1;
 }
 
+/* Cached mode: how long past the warm-up the measured window may wait
+ * for the users' first downloads. */
+static double first_sync_wait_max(const struct mb_session *s)
+{
+	double w = mb_session_warmup(s);
+	double d = s->p.duration_s > 0 ? (s->p.duration_s - w) / 2 : 300;
+	return d > 0 ? d : 0;
+}
+
+double mb_session_measure_from(const struct mb_session *s)
+{
+	if (s->load_t0 <= 0)
+		return 0;
+	double w = mb_session_warmup(s);
+	if (s->sc.mode != MB_MODE_CACHED)
+		return w;
+	double latest = w + first_sync_wait_max(s);
+	double done = s->first_syncs_at > 0 ? s->first_syncs_at - s->load_t0 : -1;
+	if (done >= 0 && done < latest)
+		return done > w ? done : w;
+	return latest;
+}
+
+uint64_t mb_session_first_downloads(const struct mb_session *s) { return s->lx->n.first_syncs; }
+
 /* The warm-up of a source ends at (monotonic seconds); 0: not started. */
 static double warm_end(const struct mb_session *s, enum mb_counter_source src)
 {
 	if (src == MB_SRC_STRESS)
 		return s->stress_t0 > 0 ? s->stress_t0 + (s->have_st ? s->st.warmup_s : 0) : 0;
-	return s->load_t0 > 0 ? s->load_t0 + mb_session_warmup(s) : 0;
+	return s->load_t0 > 0 ? s->load_t0 + mb_session_measure_from(s) : 0;
 }
 
 /* A window of dt seconds that ended at `at`: into the run averages when it
@@ -140,11 +165,17 @@ void mb__on_stats(void *arg, struct mb_child *c, const struct mb_stats_msg *m)
 				  json_object_get(json_object_get(m->root, "x"), "store"));
 	json_t *h = json_object_get(m->root, "h");
 	if (src == MB_SRC_LOAD) {
-		bool warm = s->load_t0 > 0 && l->at - s->load_t0 >= mb_session_warmup(s);
+		/* (decided before this window's counts: the window that shows
+		 * the last first download done still holds some of it) */
+		bool warm = s->load_t0 > 0 && l->at >= warm_end(s, MB_SRC_LOAD);
 		const struct mb_hist *rpc = mb_histset_find(s->hists, MB_HIST_RPC);
 		double before = rpc ? (double)mb_hist_count(rpc) : 0;
 		merge_hists(s, h, warm);
 		double dl = sum_load_counts(s, json_object_get(m->root, "x"));
+		if (s->first_syncs_at <= 0 && s->load_t0 > 0 && s->sc.mode == MB_MODE_CACHED &&
+		    mb_session_users(s) > 0 &&
+		    s->lx->n.first_syncs >= (uint64_t)mb_session_users(s))
+			s->first_syncs_at = l->at;
 		if (s->imap && m->dt > 0) {
 			/* an IMAP target's "RPC operations/s" are its protocol
 			 * commands (IMAP + SMTP), counted by the load engine */
@@ -327,6 +358,7 @@ void mb__reset_measurements(struct mb_session *s)
 	s->has_x = s->has_msgs_sent = s->has_deliveries = s->has_user_days = false;
 	s->unsupported = 0;
 	s->user_days = 0;
+	s->first_syncs_at = 0;
 	mb_load_stats_reset(s->lx);
 	s->has_conn = false;
 	int ranks = s->ranks.ranks;

@@ -63,7 +63,10 @@ static void build_summary(const struct mb_session *s, struct mb_run_summary *o)
 	o->accel = mb_session_accel(s);
 	o->compression = mb_session_compression(s);
 	o->duration_s = mb_session_elapsed(s);
-	o->warmup_s = mb_session_warmup(s);
+	o->warmup_s = mb_session_measure_from(s);
+	o->has_first_downloads = s->sc.mode == MB_MODE_CACHED && s->load_t0 > 0;
+	o->first_downloads = mb_session_first_downloads(s);
+	o->first_downloads_s = s->first_syncs_at > 0 ? s->first_syncs_at - s->load_t0 : -1;
 	/* seconds of the store's and the load engine's windows after warm-up */
 	o->measured_s = 0;
 	for (int i = 0; i < MB_COUNTER_COUNT; i++) {

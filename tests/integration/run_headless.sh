@@ -5,7 +5,8 @@
 # against the counters table and docs/run-json.md), the CSV (one row per
 # second per counter), the saved run, the exit code, and no process left;
 # the legend under the table; a short run's warm-up (a third of it) and a
-# warm-up as long as the run refused (exit 2).
+# warm-up as long as the run refused (exit 2); cached mode's measured
+# window after every user's first download.
 # Exit 77 when jq or a child command is missing.  Bounded by timeout.
 set -u
 MAILBENCH=${MAILBENCH:-$(pwd)/mailbench}
@@ -68,6 +69,21 @@ for sc in online cached; do
 		fail "$sc: store figures not measured"
 	jq -e '.parameters.users == 8 and .parameters.accel == 100 and .parameters.measured_s > 0' \
 		"$j" >/dev/null || fail "$sc: parameters"
+	# cached mode measures after every user's first download (the replica
+	# starts empty): the JSON says when that was, and the window began no
+	# earlier; online has no first download
+	if [ "$sc" = cached ]; then
+		jq -e '.parameters.first_downloads.users == 8 and
+			.parameters.first_downloads.all_done_s > 0 and
+			.parameters.warmup_s >= .parameters.first_downloads.all_done_s and
+			.parameters.warmup_s >= 5' "$j" >/dev/null ||
+			fail "$sc: first downloads: $(jq -c .parameters "$j")"
+		grep -q "^cached mode: every user's first download done" "$T/$sc.out" ||
+			fail "$sc: no first-download line"
+	else
+		jq -e '.parameters.first_downloads == null and .parameters.warmup_s == 5' "$j" \
+			>/dev/null || fail "$sc: online warm-up: $(jq -c .parameters "$j")"
+	fi
 	jq -e '.latency.rpc.count > 0 and .latency.rpc.p99_ms >= .latency.rpc.p50_ms' "$j" \
 		>/dev/null || fail "$sc: RPC latency"
 	jq -e '.actions | length == 11' "$j" >/dev/null || fail "$sc: actions"

@@ -218,7 +218,7 @@ static void draw_overview(struct mb_console *c, int top, int h)
 	int score_st = sv == MB_VERDICT_FAIL   ? MB_ST_FAIL
 		       : sv == MB_VERDICT_PASS ? MB_ST_PASS
 					       : MB_ST_LIVE;
-	double wu = mb_session_warmup(c->s), el = mb_session_elapsed(c->s);
+	double wu = mb_session_measure_from(c->s), el = mb_session_elapsed(c->s);
 	bool warming = mb_session_state(c->s) == MB_SS_RUNNING && el < wu;
 	if (side) {
 		int x = COLS - side_w, y = top;
@@ -237,10 +237,15 @@ static void draw_overview(struct mb_console *c, int top, int h)
 		mb_w_text(y++, x, side_w, MB_ST_NORMAL, line);
 		snprintf(line, sizeof(line), "load eng. cpu  %s %%", v4);
 		mb_w_text(y++, x, side_w, MB_ST_NORMAL, line);
-		if (warming) {
+		if (warming && el >= mb_session_warmup(c->s))
+			/* cached mode: the users' first downloads are still running */
+			snprintf(line, sizeof(line), "warm-up: first downloads %llu/%d",
+				 (unsigned long long)mb_session_first_downloads(c->s),
+				 mb_session_users(c->s));
+		else if (warming)
 			snprintf(line, sizeof(line), "warm-up: %.0f s left", wu - el);
+		if (warming)
 			mb_w_text(y++, x, side_w, MB_ST_DIM, line);
-		}
 		if (saturated)
 			mb_w_text(y++, x, side_w, MB_ST_WARN, "LOAD ENGINE SATURATED: misleading");
 		if (sg_any) {

@@ -244,6 +244,8 @@ int mb__imap_step_next(struct mb_tuser *u, int ok, const struct mb_imap_resp *r)
 			iu->phase = 1;
 			return mb__imap_select_folder(u, iu->sync_folder);
 		}
+		if (!iu->synced_once) /* the first download of the session */
+			u->st->n.first_syncs++;
 		iu->synced_once = 1;
 		u->st->n.syncs++;
 		return 1;

@@ -261,6 +261,8 @@ static int sync_ask(struct mb_tuser *u)
 	struct mb_replica *rep = m->rep;
 	struct mbs_sync *c = m->sync;
 	if (!rep->dirty) {
+		if (!rep->synced) /* the first download of the session is done */
+			u->st->n.first_syncs++;
 		rep->synced = true;
 		return 0;
 	}
