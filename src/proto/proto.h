@@ -202,6 +202,8 @@ enum mb_ptype {
 #define MB_PROTO_MAX_STREAM (1u << 20) /* bytes per ReadStream */
 
 #define MB_MSGFLAG_READ 0x1
+#define MB_MSGFLAG_SUBMIT 0x4 /* submitted, not yet sent (MAPI MSGFLAG_SUBMIT) */
+#define MB_MSGFLAG_UNSENT 0x8 /* not yet sent (MAPI MSGFLAG_UNSENT) */
 
 /* A byte string (UTF-8 text or binary); not NUL-terminated. */
 struct mb_bytes {

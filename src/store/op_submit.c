@@ -1,10 +1,18 @@
 /* op_submit.c: SubmitMessage in phases, each on the database that owns
  * its data: phase 0 on the sender's home database (recipients resolved and
- * deduplicated, the Sent Items copy saved, the deliveries planned per
- * database), then phase k delivers to every recipient of database k.
+ * deduplicated, the message saved as submitted and unsent, the deliveries
+ * planned per database), then phase k delivers to every recipient of
+ * database k, then the last phase, back on the home database, marks the
+ * message sent, in its own transaction: what MAPI's spooler does when the
+ * transport is done with a message (IMsgStore::FinishedMsg ->
+ * IMAPISupport::DoSentMail, MS-OXOMSG 3.2.4.1: the submitted message moves
+ * to the folder PidTagSentMailSvrEID names once sent).  This store keeps
+ * the submitted message in Sent Items from the start (it has no Outbox),
+ * flagged MB_MSGFLAG_SUBMIT | MB_MSGFLAG_UNSENT until that last phase.
  * ops.c's executor moves the request between databases.
  *
- *   phase 0 (home) --> phase 1 (dbs[0]) --> ... --> phase ndb --> reply
+ *   phase 0 (home) --> phase 1 (dbs[0]) --> ... --> phase ndb
+ *     --> phase ndb+1 (home: sent) --> reply
  *   (a failed phase ends the submit with its error)
  */
 #include "config.h"
@@ -28,7 +36,7 @@ static int add_rcpt(struct mb_store *st, struct submit_state *sub, int user, int
 }
 
 /* SubmitMessage, phase 0 (home database): resolve recipients, save the
- * Sent Items copy, plan the deliveries. */
+ * message (in Sent Items, submitted and unsent), plan the deliveries. */
 int mb__submit_begin(struct dbw *w, struct req *r, struct handle *h)
 {
 	struct mb_store *st = r->st;
@@ -104,7 +112,8 @@ int mb__submit_begin(struct dbw *w, struct req *r, struct handle *h)
 	if (dn + 1 > MB_PROTO_MAX_PROPS + 8)
 		return MB_ETOOBIG;
 	memcpy(sent, dprops, dn * sizeof(*sent));
-	sent[dn] = mb_prop_i64(MB_PR_MESSAGE_FLAGS, MB_MSGFLAG_READ);
+	sent[dn] = mb_prop_i64(MB_PR_MESSAGE_FLAGS,
+			       MB_MSGFLAG_READ | MB_MSGFLAG_SUBMIT | MB_MSGFLAG_UNSENT);
 	mb__msg_in_from_props(&in, sent, (uint16_t)(dn + 1), rest, &nrest, mb_wall_ms());
 	sub->body = in.body;
 	sub->body_len = in.body_len;
@@ -201,4 +210,16 @@ int mb__submit_deliver(struct dbw *w, struct req *r)
 		r->nevents = 0;
 	}
 	return rc;
+}
+
+/* SubmitMessage, the last phase (home database): the deliveries are done,
+ * the message is sent (DoSentMail). */
+int mb__submit_finish(struct dbw *w, struct req *r)
+{
+	int rc = mb__txn_begin(w);
+	if (rc)
+		return rc;
+	rc = mb_schema_msg_set_flags(w->schema, r->sess->mailbox, r->sub->sent_mid, MB_MSGFLAG_READ,
+				     NULL);
+	return mb__txn_end(w, r, rc, 0, 0);
 }

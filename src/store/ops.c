@@ -672,17 +672,19 @@ int mb_ops_execute(struct dbw *w, struct req *r)
 					rc = MB_ESTATE;
 				else
 					rc = mb__submit_begin(w, r, h);
-				if (!rc && r->sub->ndb > 0) {
+				if (!rc) {
 					r->op_ns[r->next_op] += mb_now_ns() - t0;
-					continue; /* first delivery phase (maybe elsewhere) */
+					continue; /* the deliveries (maybe elsewhere), then sent */
 				}
-			} else {
+			} else if (r->sub->phase <= r->sub->ndb) {
 				rc = mb__submit_deliver(w, r);
 				r->sub->phase++;
-				if (!rc && r->sub->phase <= r->sub->ndb) {
+				if (!rc) {
 					r->op_ns[r->next_op] += mb_now_ns() - t0;
 					continue;
 				}
+			} else {
+				rc = mb__submit_finish(w, r);
 			}
 			if (!rc) {
 				res->u.submit.mid = r->sub->sent_mid;

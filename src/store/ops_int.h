@@ -95,10 +95,12 @@ struct appt_list {
 
 /* ---- op_submit.c ---- */
 /* SubmitMessage, phase 0 (home database): resolve recipients, save the
- * Sent Items copy, plan the deliveries. */
+ * message (submitted, unsent), plan the deliveries. */
 int mb__submit_begin(struct dbw *w, struct req *r, struct handle *h);
 /* SubmitMessage, a delivery phase on the database that runs it. */
 int mb__submit_deliver(struct dbw *w, struct req *r);
+/* SubmitMessage, the last phase (home database): the message is sent. */
+int mb__submit_finish(struct dbw *w, struct req *r);
 
 /* ---- op_calendar.c ---- */
 int mb__op_calendar(struct dbw *w, struct req *r, struct mb_op *op, struct mb_op_reply *res);

@@ -98,7 +98,7 @@ struct session {
 struct submit_state {
 	int ndb;   /* databases with recipients */
 	int *dbs;  /* their numbers */
-	int phase; /* 0: Sent Items; k: delivery to dbs[k-1] */
+	int phase; /* 0: saved, submitted; k <= ndb: delivery to dbs[k-1]; ndb+1: sent */
 	int nrcpt;
 	int *rcpt; /* user indices, deduplicated */
 	uint64_t sent_mid;

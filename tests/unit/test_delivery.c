@@ -2,8 +2,9 @@
  * thread, real databases): delivery to users and distribution lists
  * (expanded, deduplicated), one durable transaction per database, the
  * local-delivery counters (once per message per database, once per
- * recipient), the Sent Items copy, notifications, and refusal of unknown
- * recipients without any delivery. */
+ * recipient), the Sent Items copy (marked sent by the submit's last
+ * phase), notifications, and refusal of unknown recipients without any
+ * delivery. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -143,8 +144,24 @@ static void test_users_and_lists(void **state)
 	assert_int_equal(ev.type, MB_EVENT_NEW_MAIL);
 	assert_true(ev.fid == MB_FID(mb_client_mailbox(b), MB_FID_INBOX));
 	assert_int_equal(folder_count(b, MB_FID_INBOX), b_inbox + 1);
-	/* the sender keeps a copy in Sent Items */
+	/* the sender keeps a copy in Sent Items, marked sent once delivered
+	 * (the submit's last phase: no longer submitted nor unsent) */
 	assert_int_equal(folder_count(a, MB_FID_SENT), a_sent + 1);
+	{
+		struct mb_op op;
+		struct mb_op_reply sr;
+		memset(&op, 0, sizeof(op));
+		memset(&sr, 0, sizeof(sr));
+		op.code = MB_OP_OPEN_MESSAGE;
+		op.u.open_message.fid = MB_FID(mb_client_mailbox(a), MB_FID_SENT);
+		op.u.open_message.mid = r.u.submit.mid;
+		op.u.open_message.handle = 2;
+		assert_int_equal(storetest_one(a, &op, &sr), 0);
+		const struct mb_prop *fl =
+		    mb_props_find(sr.u.props.props, sr.u.props.n, MB_PR_MESSAGE_FLAGS);
+		assert_non_null(fl);
+		assert_int_equal(fl->v.i, MB_MSGFLAG_READ);
+	}
 	mb_client_destroy(b);
 	mb_client_destroy(a);
 }
