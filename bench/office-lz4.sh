@@ -1,0 +1,71 @@
+#!/bin/sh
+# bench/office-lz4.sh: how well real office documents compress with LZ4, as
+# the protocol compresses them (each 28 KB ReadStream chunk on its own),
+# against mailbench's "office" content kind (src/core/content.c).
+# LibreOffice (headless) writes Word 97-2003 (.doc) files of 8, 40 and 63 KB
+# of English prose (the licence texts in /usr/share/common-licenses) and an
+# Excel 97-2003 (.xls) file of a 1,500-row sales table; each is compressed
+# chunk by chunk with the lz4 command (level 1, LZ4_compress_default's).
+# Then tests/unit/test_content prints the office kind's ratio on 40 KB
+# samples.  Prints a line per file, the mean, and last the ratio of the
+# kind's figure to the real files' mean.
+#
+# One command: bench/office-lz4.sh [BUILD_DIR].  Needs soffice
+# (libreoffice-writer-nogui, libreoffice-calc-nogui), lz4 (lz4 or
+# liblz4-tool) and python3; exit 77 without them.  Not run by make check.
+set -u
+B=${1:-${MB_BUILDDIR:-.}}
+for c in soffice lz4 python3; do
+	command -v "$c" >/dev/null 2>&1 || { echo "office-lz4.sh: needs $c" >&2; exit 77; }
+done
+W=$(mktemp -d "${TMPDIR:-/tmp}/mb-office.XXXXXX")
+trap 'rm -rf "$W"' EXIT INT TERM
+cat /usr/share/common-licenses/GPL-3 /usr/share/common-licenses/Apache-2.0 \
+	/usr/share/common-licenses/MPL-2.0 >"$W/prose.txt" || exit 3
+head -c 8000 "$W/prose.txt" >"$W/small.txt"
+head -c 40000 "$W/prose.txt" >"$W/medium.txt"
+cp "$W/prose.txt" "$W/large.txt"
+python3 - "$W/sheet.csv" <<'EOF'
+import random, sys
+random.seed(1)
+names = ["Smith", "Jones", "Brown", "Taylor", "Wilson", "Davies", "Evans", "Thomas"]
+regions = ["North", "South", "East", "West", "Central"]
+with open(sys.argv[1], "w") as f:
+    f.write("Name,Region,Quarter,Units,Price,Revenue,Date\n")
+    for i in range(1500):
+        u = random.randint(1, 500)
+        p = round(random.uniform(5, 200), 2)
+        f.write("%s,%s,Q%d,%d,%.2f,%.2f,2003-%02d-%02d\n" % (
+            random.choice(names), random.choice(regions), random.randint(1, 4), u, p,
+            u * p, random.randint(1, 12), random.randint(1, 28)))
+EOF
+(cd "$W" && HOME="$W" timeout 300 soffice --headless --convert-to doc small.txt medium.txt \
+	large.txt >/dev/null 2>&1 && HOME="$W" timeout 300 soffice --headless --convert-to xls \
+	sheet.csv >/dev/null 2>&1) || { echo "office-lz4.sh: soffice failed" >&2; exit 3; }
+real=$(python3 - "$W/small.doc" "$W/medium.doc" "$W/large.doc" "$W/sheet.xls" <<'EOF'
+import subprocess, sys
+CH = 28 * 1024
+rs = []
+for fn in sys.argv[1:]:
+    data = open(fn, "rb").read()
+    raw = out = 0
+    for i in range(0, len(data), CH):
+        c = data[i:i + CH]
+        z = subprocess.run(["lz4", "-1", "-c", "-q", "-BD", "--no-frame-crc"], input=c,
+                           capture_output=True, check=True).stdout
+        raw += len(c)
+        out += min(max(len(z) - 15, 1), len(c))  # less the frame header; stored raw if larger
+    rs.append(raw / out)
+    print("%-10s %7d bytes  LZ4 %.2f:1 per 28 KB chunk" % (fn.split("/")[-1], len(data), raw / out),
+          file=sys.stderr)
+print("%.3f" % (sum(rs) / len(rs)))
+EOF
+) || exit 3
+echo "real office files, mean: ${real}:1"
+if [ -x "$B/tests/unit/test_content" ] || make -C "$B" tests/unit/test_content >/dev/null 2>&1; then
+	kind=$("$B/tests/unit/test_content" 2>&1 | sed -n 's/^office *LZ4 ratio \([0-9.]*\).*/\1/p')
+	echo "mailbench office kind (40 KB samples): ${kind}:1"
+	awk -v k="$kind" -v r="$real" 'BEGIN { printf "office kind / real files: %.2fx\n", k / r }'
+else
+	echo "office kind: n/a (no $B/tests/unit/test_content)"
+fi
