@@ -62,6 +62,20 @@ static uint32_t folder_count(struct mb_client *c, uint32_t local)
 	return r.u.folder.count;
 }
 
+/* OpenMessage of message mid in folder fid, as handle h; its reply in *out. */
+static void open_msg(struct mb_client *c, uint64_t fid, uint64_t mid, uint32_t h,
+		     struct mb_op_reply *out)
+{
+	struct mb_op op;
+	memset(&op, 0, sizeof(op));
+	memset(out, 0, sizeof(*out));
+	op.code = MB_OP_OPEN_MESSAGE;
+	op.u.open_message.fid = fid;
+	op.u.open_message.mid = mid;
+	op.u.open_message.handle = h;
+	assert_int_equal(storetest_one(c, &op, out), 0);
+}
+
 static void test_users_and_lists(void **state)
 {
 	(void)state;
@@ -118,14 +132,8 @@ static void test_users_and_lists(void **state)
 	memcpy(dl, r.u.submit.dl, ndl * sizeof(dl[0]));
 	for (uint32_t i = 0; i < ndl; i++) {
 		struct mb_client *c = storetest_client(&T, (int)dl[i].mailbox - 1, 0);
-		struct mb_op op;
 		assert_non_null(c);
-		memset(&op, 0, sizeof(op));
-		op.code = MB_OP_OPEN_MESSAGE;
-		op.u.open_message.fid = MB_FID(dl[i].mailbox, MB_FID_INBOX);
-		op.u.open_message.mid = dl[i].mid;
-		op.u.open_message.handle = 1;
-		assert_int_equal(storetest_one(c, &op, &copies[0]), 0);
+		open_msg(c, MB_FID(dl[i].mailbox, MB_FID_INBOX), dl[i].mid, 1, &copies[0]);
 		const struct mb_prop *subj =
 		    mb_props_find(copies[0].u.props.props, copies[0].u.props.n, MB_PR_SUBJECT);
 		const struct mb_prop *flags = mb_props_find(
@@ -148,15 +156,8 @@ static void test_users_and_lists(void **state)
 	 * (the submit's last phase: no longer submitted nor unsent) */
 	assert_int_equal(folder_count(a, MB_FID_SENT), a_sent + 1);
 	{
-		struct mb_op op;
 		struct mb_op_reply sr;
-		memset(&op, 0, sizeof(op));
-		memset(&sr, 0, sizeof(sr));
-		op.code = MB_OP_OPEN_MESSAGE;
-		op.u.open_message.fid = MB_FID(mb_client_mailbox(a), MB_FID_SENT);
-		op.u.open_message.mid = r.u.submit.mid;
-		op.u.open_message.handle = 2;
-		assert_int_equal(storetest_one(a, &op, &sr), 0);
+		open_msg(a, MB_FID(mb_client_mailbox(a), MB_FID_SENT), r.u.submit.mid, 2, &sr);
 		const struct mb_prop *fl =
 		    mb_props_find(sr.u.props.props, sr.u.props.n, MB_PR_MESSAGE_FLAGS);
 		assert_non_null(fl);
