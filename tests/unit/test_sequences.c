@@ -54,6 +54,8 @@ static int teardown(void **state)
 
 struct measured {
 	double done;
+	double cut;		/* queued or running at the stop: a running one's requests
+				 * are in the counts, so "per action done" may be high */
 	double rpcs, ops;	/* per action done */
 	double op[MB_OP_COUNT]; /* per action done, by op (mixed with the tasks' ops) */
 	double sync_ops;  /* the sync's operations, in all (online: the notification fetches) */
@@ -103,6 +105,7 @@ static void run_action_pct(const char *scenario, int a, double seconds, double a
 	mb_engine_collect(e, st);
 	memset(m, 0, sizeof(*m));
 	m->done = (double)st->done[a];
+	m->cut = (double)st->cut[a];
 	m->failed = st->failed[a];
 	double d = m->done > 0 ? m->done : 1;
 	m->rpcs = (double)st->task_rpcs[a] / d;
@@ -148,6 +151,19 @@ static void run_enough(const char *scenario, int a, double seconds, double attac
 
 #define OP(m, id) ((m)->op[MB_OPI_##id])
 
+/* Whether a count per action done, v, can be in (lo, hi): the actions cut
+ * at the stop sent some of their requests, so the exact figure per action
+ * lies between v x done / (done + cut) and v (a slow machine, valgrind,
+ * cuts more of them). */
+static bool per_action(const struct measured *m, double v, double lo, double hi)
+{
+	double low = v * m->done / (m->done + m->cut);
+	if (v <= lo || low >= hi)
+		print_message("per action %.2f (%.2f with the %.0f cut): not in (%.2f, %.2f)\n", v,
+			      low, m->cut, lo, hi);
+	return v > lo && low < hi;
+}
+
 static void test_online(void **state)
 {
 	(void)state;
@@ -158,10 +174,10 @@ static void test_online(void **state)
 	assert_int_equal(m.failed, 0);
 	/* ResolveNames, then CreateMessage, SetProperties, [attachments],
 	 * SubmitMessage: 2 requests, 4 operations or more */
-	assert_true(m.rpcs > 1.9 && m.rpcs < 2.2);
+	assert_true(per_action(&m, m.rpcs, 1.9, 2.2));
 	assert_true(m.ops >= 4 && m.ops < 8);
-	assert_true(OP(&m, RESOLVE_NAMES) > 0.9 && OP(&m, RESOLVE_NAMES) < 1.2);
-	assert_true(OP(&m, SUBMIT) > 0.9 && OP(&m, SUBMIT) < 1.2);
+	assert_true(per_action(&m, OP(&m, RESOLVE_NAMES), 0.9, 1.2));
+	assert_true(per_action(&m, OP(&m, SUBMIT), 0.9, 1.2));
 	/* the mail others sent: each new-mail notification fetched (one
 	 * request: QueryRows of the Inbox view's new rows, the view opened
 	 * by the first fetch: GetContentsTable, SetColumns); notifications
@@ -208,8 +224,8 @@ static void test_online(void **state)
 	assert_int_equal(m.failed, 0);
 	/* ResolveNames, FreeBusy per attendee, the appointment (Create, Set,
 	 * Save, Release), the request (Create, Set, Submit) */
-	assert_true(m.rpcs > 3.9 && m.rpcs < 4.2);
-	assert_true(OP(&m, RESOLVE_NAMES) > 0.9 && OP(&m, RESOLVE_NAMES) < 1.2);
+	assert_true(per_action(&m, m.rpcs, 3.9, 4.2));
+	assert_true(per_action(&m, OP(&m, RESOLVE_NAMES), 0.9, 1.2));
 	assert_true(OP(&m, FREEBUSY) >= 1);
 
 	run_enough("online", MB_A_BROWSE_CALENDAR, 2.5, -1, &m);
@@ -228,7 +244,7 @@ static void test_cached(void **state)
 	assert_int_equal(m.failed, 0);
 	/* the offline address book resolves names: one request, Create,
 	 * SetProperties, [attachments], Submit */
-	assert_true(m.rpcs > 0.9 && m.rpcs < 1.2);
+	assert_true(per_action(&m, m.rpcs, 0.9, 1.2));
 	assert_true(OP(&m, RESOLVE_NAMES) == 0);
 	/* the sync downloads the mail others sent: bodies as streams */
 	assert_true(m.sync_ops > 0);

@@ -6,7 +6,8 @@
  * response to a pipelined second request waits for the first; a client
  * that goes away is never the process's death (SIGPIPE ignored by the
  * store library: a reply written to a closed connection killed the
- * process that embedded the store, silently). */
+ * process that embedded the store, silently), nor leaves a freed
+ * connection on a notification list when it goes away mid-request. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,8 +15,11 @@
 #include <cmocka.h>
 
 #include <signal.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "storetest.h"
+#include "tests/opbatch.h"
 
 static struct storetest T;
 
@@ -167,12 +171,70 @@ static void test_pipelined_in_order(void **state)
 	mb_client_destroy(c);
 }
 
+/* A client that goes away while its request runs: the reply's write
+ * fails inside finish_req, which closes the connection there; it must not
+ * go back on its mailbox's notification list (it did: the next client of
+ * that mailbox to register wrote into the freed connection, as ASan and
+ * valgrind showed).  Rounds of: A (notifications on) sends a request of
+ * submits to itself and a second request behind it, and resets its
+ * connection while the store runs the first; B, same mailbox,
+ * notifications on, logs on and is served. */
+static void test_gone_mid_request(void **state)
+{
+	(void)state;
+	const struct mb_topo_user *u = mb_topology_user(T.topo, 5);
+	struct mb_bytes to = mb_str(u->name);
+	struct mb_prop props[3];
+	opbatch_mail_props(props, "gone", "a body for a client that leaves", &to, 1);
+	struct mb_buf *out, *tmp;
+	assert_int_equal(mb_buf_create(0, &out), 0);
+	assert_int_equal(mb_buf_create(0, &tmp), 0);
+	for (int round = 0; round < 20; round++) {
+		struct mb_client *a = storetest_client(&T, 5, MB_LOGON_F_NOTIFY);
+		assert_non_null(a);
+		uint32_t m = mb_client_mailbox(a);
+		struct mb_op ops[15];
+		memset(ops, 0, sizeof(ops));
+		uint16_t n = 0;
+		for (uint32_t k = 0; k < 5; k++)
+			n += opbatch_compose(ops + n, MB_FID(m, MB_FID_SENT), 7 + k, props, 3,
+					     MB_OP_SUBMIT);
+		/* and a second request behind it: the store stops reading while
+		 * the first runs, so it does not see the reset until it writes */
+		struct mb_op open;
+		memset(&open, 0, sizeof(open));
+		open.code = MB_OP_OPEN_FOLDER;
+		open.u.open_folder.fid = MB_FID(m, MB_FID_INBOX);
+		struct mb_request rq = {200 + (uint32_t)round, n, ops}, rq2 = {1, 1, &open};
+		mb_buf_reset(out);
+		assert_int_equal(mb_request_encode(out, tmp, &rq, NULL, NULL), 0);
+		assert_int_equal(mb_request_encode(out, tmp, &rq2, NULL, NULL), 0);
+		assert_int_equal(mb_client_send_raw(a, mb_buf_data(out), mb_buf_len(out)), 0);
+		/* let the store read both, then reset: the reply's write fails */
+		usleep((useconds_t)(500 + 300 * (round % 8)));
+		struct linger lg = {1, 0};
+		setsockopt(mb_client_fd(a), SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+		mb_client_destroy(a);
+		struct mb_client *b = storetest_client(&T, 5, MB_LOGON_F_NOTIFY);
+		assert_non_null(b);
+		struct mb_op op;
+		struct mb_op_reply r;
+		memset(&op, 0, sizeof(op));
+		op.code = MB_OP_OPEN_FOLDER;
+		op.u.open_folder.fid = MB_FID(m, MB_FID_INBOX);
+		assert_int_equal(storetest_one(b, &op, &r), 0);
+		mb_client_destroy(b);
+	}
+	mb_buf_destroy(out);
+	mb_buf_destroy(tmp);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_sigpipe_ignored), cmocka_unit_test(test_bad_payload_then_ok),
-	    cmocka_unit_test(test_oversize_closes), cmocka_unit_test(test_pipelined_in_order),
-	    cmocka_unit_test(test_idle_closed),
+	    cmocka_unit_test(test_sigpipe_ignored),  cmocka_unit_test(test_bad_payload_then_ok),
+	    cmocka_unit_test(test_oversize_closes),  cmocka_unit_test(test_pipelined_in_order),
+	    cmocka_unit_test(test_gone_mid_request), cmocka_unit_test(test_idle_closed),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
