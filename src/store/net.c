@@ -28,9 +28,10 @@
  *      |  +--timeout / bad header / budget spent--> closing <--error---+
  *      +---------------------- reading again <-------------------------+
  *   closing: unlinked at once (from the connections and from its
- *   mailbox's notification list, and never put back: a reply whose write
- *   fails closes the connection inside finish_req); the handle is closed
- *   when no request of it is in flight (finish_req closes it then)
+ *   mailbox's notification list, and never put back: notify_register
+ *   refuses it, as a reply whose write fails closes the connection inside
+ *   finish_req); the handle is closed when no request of it is in flight
+ *   (finish_req closes it then)
  */
 #include "config.h"
 
@@ -73,7 +74,9 @@ static void notify_unregister(struct loop_state *ls, struct conn *c)
 
 static void notify_register(struct loop_state *ls, struct conn *c, uint32_t mailbox)
 {
-	if (c->notify_mailbox == mailbox)
+	/* a closing connection left its list for good (mb__net_conn_close):
+	 * it is freed once its handle closes */
+	if (c->closing || c->notify_mailbox == mailbox)
 		return;
 	notify_unregister(ls, c);
 	if (mailbox == 0 || (int)mailbox >= ls->nmailboxes)
@@ -93,9 +96,6 @@ static void on_closed(uv_handle_t *h)
 	struct conn *c = h->data;
 	struct loop_state *ls = c->st->loop_state;
 	struct mb_store *st = c->st;
-	/* never left on a mailbox's notification list (mb__net_conn_close took
-	 * it off; nothing may put a closing connection back) */
-	notify_unregister(ls, c);
 	ls->partial_bytes -= c->rx_held;
 	ls->nopen--;
 	mb_buf_destroy(c->rx);
@@ -531,16 +531,6 @@ static void finish_req(struct req *r)
 			send_error(c, r->rq.seq, rc, "reply too large");
 		else
 			conn_send(c, mb_buf_data(ls->enc), mb_buf_len(ls->enc));
-	}
-	if (c->closing) {
-		/* the reply's write failed (the client went away): the
-		 * connection is closing, and must not go back on a mailbox's
-		 * notification list; the others still get their events */
-		send_notifications(ls, r);
-		free_req(r);
-		if (ls->stopping && ls->inflight == 0)
-			uv_stop(&ls->loop);
-		return;
 	}
 	c->lz4 = c->sess.logged_on && (c->sess.flags & MB_LOGON_F_LZ4);
 	/* notification registration follows the session */

@@ -237,15 +237,15 @@ static void draw_overview(struct mb_console *c, int top, int h)
 		mb_w_text(y++, x, side_w, MB_ST_NORMAL, line);
 		snprintf(line, sizeof(line), "load eng. cpu  %s %%", v4);
 		mb_w_text(y++, x, side_w, MB_ST_NORMAL, line);
-		if (warming && el >= mb_session_warmup(c->s))
-			/* cached mode: the users' first downloads are still running */
-			snprintf(line, sizeof(line), "warm-up: first downloads %llu/%d",
-				 (unsigned long long)mb_session_first_downloads(c->s),
-				 mb_session_users(c->s));
-		else if (warming)
-			snprintf(line, sizeof(line), "warm-up: %.0f s left", wu - el);
-		if (warming)
+		if (warming) {
+			if (el >= mb_session_warmup(c->s)) /* cached: first downloads running */
+				snprintf(line, sizeof(line), "warm-up: first downloads %llu/%d",
+					 (unsigned long long)mb_session_first_downloads(c->s),
+					 mb_session_users(c->s));
+			else
+				snprintf(line, sizeof(line), "warm-up: %.0f s left", wu - el);
 			mb_w_text(y++, x, side_w, MB_ST_DIM, line);
+		}
 		if (saturated)
 			mb_w_text(y++, x, side_w, MB_ST_WARN, "LOAD ENGINE SATURATED: misleading");
 		if (sg_any) {
