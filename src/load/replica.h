@@ -45,6 +45,7 @@ struct mb_rfolder {
 struct mb_replica {
 	int nfolders;
 	bool synced;		 /* the header download at first logon is done */
+	bool first_asked;	 /* that download has begun (every known folder marked dirty) */
 	uint32_t dirty;		 /* bit per slot: needs an incremental sync */
 	uint64_t hier_watermark; /* the hierarchy download's mark (highest folder change) */
 	struct mb_rfolder f[MB_REPLICA_MAX_FOLDERS];
