@@ -59,10 +59,10 @@ struct measured {
 				 * are in the counts, so "per action done" may be high */
 	double rpcs, ops;	/* per action done */
 	double op[MB_OP_COUNT]; /* per action done, by op (mixed with the tasks' ops) */
-	double sync_ops;  /* the sync's operations, in all (online: the notification fetches) */
-	double sync_rpcs; /* its requests, in all */
+	double sync_ops;    /* the sync's operations, in all (online: the notification fetches) */
+	double sync_rpcs;   /* its requests, in all */
 	double first_syncs; /* cached: users whose first download is done */
-	double fetches;	  /* online: notification fetches done */
+	double fetches;	    /* online: notification fetches done */
 	double notifications;
 	uint64_t failed;
 };
