@@ -75,6 +75,11 @@ int mb_replica_upsert(struct mb_replica *r, int slot, uint64_t mid, uint32_t fla
 	return 0;
 }
 
+bool mb_replica_holds(const struct mb_replica *r, int slot, uint64_t mid)
+{
+	return slot >= 0 && slot < r->nfolders && find(&r->f[slot], mid) >= 0;
+}
+
 bool mb_replica_remove(struct mb_replica *r, int slot, uint64_t mid)
 {
 	if (slot < 0 || slot >= r->nfolders)

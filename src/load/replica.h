@@ -58,6 +58,8 @@ int mb_replica_slot(struct mb_replica *r, uint32_t local);
 /* Insert or update a message. */
 int mb_replica_upsert(struct mb_replica *r, int slot, uint64_t mid, uint32_t flags, uint32_t size,
 		      int32_t who);
+/* Whether folder slot holds message mid. */
+bool mb_replica_holds(const struct mb_replica *r, int slot, uint64_t mid);
 /* Remove a message; true when it was there. */
 bool mb_replica_remove(struct mb_replica *r, int slot, uint64_t mid);
 /* Bytes held (for memory accounting). */

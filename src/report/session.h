@@ -112,8 +112,8 @@ bool mb_session_compression(const struct mb_session *s);
 double mb_session_warmup(const struct mb_session *s);
 /* Seconds after the load started at which the measured window starts:
  * the warm-up; in cached mode no earlier than the moment every user's
- * first download of its mailbox was done (the replica starts empty, and
- * a steady-state measurement leaves that one-time download out), but no
+ * first download of its mailbox was done (the headers of every folder,
+ * and a steady-state measurement leaves that one-time download out), but no
  * later than the warm-up plus half the rest of the run (300 s for a run
  * without an end).  While cached users are still downloading: that
  * latest start.  0 before the load started. */

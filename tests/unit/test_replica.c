@@ -56,8 +56,14 @@ static void test_items(void **state)
 		}
 	}
 	assert_true(found);
+	/* what a folder holds (the sync downloads the body of what it does not) */
+	assert_true(mb_replica_holds(r, MB_RSLOT_INBOX, 7));
+	assert_false(mb_replica_holds(r, MB_RSLOT_INBOX, 1001));
+	assert_false(mb_replica_holds(r, MB_RSLOT_DELETED, 7));
+	assert_false(mb_replica_holds(r, 99, 7));
 	assert_true(mb_replica_remove(r, MB_RSLOT_INBOX, 7));
 	assert_false(mb_replica_remove(r, MB_RSLOT_INBOX, 7)); /* idempotent */
+	assert_false(mb_replica_holds(r, MB_RSLOT_INBOX, 7));
 	assert_int_equal(r->f[MB_RSLOT_INBOX].n, 999);
 	assert_false(mb_replica_remove(r, MB_RSLOT_SENT, 8)); /* other folder */
 	assert_int_equal(mb_replica_upsert(r, 99, 1, 0, 0, -1), MB_EINVAL);

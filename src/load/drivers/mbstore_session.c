@@ -387,12 +387,18 @@ int mb__mbs_took_sync(struct mb_tuser *u, const struct mb_reply *r, struct mb_st
 						  ? mb_target_find_user(u, (const char *)sn->v.b.p,
 									sn->v.b.len)
 						  : -1;
+				bool held = mb_replica_holds(rep, s, it->mid);
 				mb_replica_upsert(rep, s, it->mid, fl ? (uint32_t)fl->v.i : 0,
 						  sz ? (uint32_t)sz->v.i : 0, who);
 				/* the item itself (body) comes next; not at the first
 				 * logon: the replica stands for an OST primed when the
-				 * mailbox was initialised (see replica.h) */
-				if (rep->synced && c->n < ITEMS && s != MB_RSLOT_CONTACTS) {
+				 * mailbox was initialised (see replica.h); not for an
+				 * item the replica holds in that folder: the user's own
+				 * read-state changes and moves, which Outlook uploads
+				 * with the ICS state and so never downloads again
+				 * (MS-OXCFXICS 3.2.5.9.4.4, 3.2.5.9.4.6: the upload
+				 * adds their change numbers to the state) */
+				if (rep->synced && !held && c->n < ITEMS && s != MB_RSLOT_CONTACTS) {
 					const struct mb_prop *ha =
 					    mb_props_find(it->props, it->nprops, MB_PR_HASATTACH);
 					c->mids[c->n] = it->mid;
