@@ -398,7 +398,8 @@ int mb__mbs_took_sync(struct mb_tuser *u, const struct mb_reply *r, struct mb_st
 				 * with the ICS state and so never downloads again
 				 * (MS-OXCFXICS 3.2.5.9.4.4, 3.2.5.9.4.6: the upload
 				 * adds their change numbers to the state) */
-				if (rep->synced && !held && c->n < ITEMS && s != MB_RSLOT_CONTACTS) {
+				if (rep->synced && !held && c->n < ITEMS &&
+				    s != MB_RSLOT_CONTACTS) {
 					const struct mb_prop *ha =
 					    mb_props_find(it->props, it->nprops, MB_PR_HASATTACH);
 					c->mids[c->n] = it->mid;
