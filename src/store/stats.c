@@ -110,7 +110,7 @@ void mb__stats_on_timer(uv_timer_t *t)
 		    100.0 * (double)(cs.hits - ls->cache_prev.hits) / (double)req);
 	ls->cache_prev = cs;
 	double depth = 0;
-	uint64_t commits = 0, lw = 0;
+	uint64_t commits = 0, lw = 0, lb = 0;
 	uint64_t transient = 0;
 	int in_error = 0;
 	for (int g = 0; g < st->nsg; g++) {
@@ -123,6 +123,7 @@ void mb__stats_on_timer(uv_timer_t *t)
 		depth += (double)ss.checkpoint_depth;
 		commits += ss.commits;
 		lw += ss.log_writes;
+		lb += ss.log_bytes;
 		transient += ss.transient_waits;
 	}
 	SET(CHECKPOINT_DEPTH_MB, depth / 1048576.0);
@@ -191,10 +192,10 @@ void mb__stats_on_timer(uv_timer_t *t)
 	const struct mb_topo_info *ti = mb_topology_info(st->topo);
 	json_object_set_new(
 	    x, "store",
-	    json_pack("{s:i,s:I,s:I,s:I,s:I,s:I,s:I,s:f,s:s,s:b,s:i,s:i,s:i}", "connections",
+	    json_pack("{s:i,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:f,s:s,s:b,s:i,s:i,s:i}", "connections",
 		      ls->nconns, "rpcs_total", (json_int_t)ls->rpcs, "ops_total",
 		      (json_int_t)ls->ops, "frame_errors", (json_int_t)ls->frame_errors, "commits",
-		      (json_int_t)commits, "log_writes_total", (json_int_t)lw, "deliveries_total",
+		      (json_int_t)commits, "log_writes_total", (json_int_t)lw, "log_bytes_total", (json_int_t)lb, "deliveries_total",
 		      (json_int_t)ddb, "scale", ti->scale, "scenario", ti->scenario, "compression",
 		      st->o.compression ? 1 : 0, "databases", st->ndb, "storage_groups", st->nsg,
 		      "cache_limit_mb", (int)(cs.bytes_limit >> 20)));
