@@ -32,16 +32,22 @@ run_load() {
 	cat "$T/$1.out"
 }
 
-# expect_done MODE ACTION...: in $T/MODE.out every ACTION was done, none failed
+# expect_done MODE ACTION...: in $T/MODE.out every ACTION was done, none
+# failed but by overrun: an arrival that found MB_PEND_MAX actions of its
+# user waiting, which a logged-off period (exponential, two simulated
+# minutes on average: 2.4 s at x50) longer than about 8 s brings at these
+# rates now and then; it is an accounted outcome of the schedule, not of
+# the RPC sequences under test
 expect_done() {
-	local mode=$1 a
+	local mode=$1 a over
 	shift
+	over=$(sed -n 's/^failed actions by cause: overrun \([0-9]*\) ([^;]*$/\1/p' "$T/$mode.out")
 	for a in "$@"; do
 		# shellcheck disable=SC2046 # split into the row\'s numbers
 		set -- $(row "$a" "$T/$mode.out")
 		[ $# -eq 3 ] || fail "no row for '$a'"
 		[ "$2" -gt 0 ] || fail "$mode '$a': none done ($*)"
-		[ "$3" -eq 0 ] || fail "$mode '$a': $3 failed"
+		[ "$3" -eq 0 ] || [ "$3" -le "${over:-0}" ] || fail "$mode '$a': $3 failed"
 	done
 }
 
