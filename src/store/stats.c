@@ -195,10 +195,11 @@ void mb__stats_on_timer(uv_timer_t *t)
 	    json_pack("{s:i,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:f,s:s,s:b,s:i,s:i,s:i}", "connections",
 		      ls->nconns, "rpcs_total", (json_int_t)ls->rpcs, "ops_total",
 		      (json_int_t)ls->ops, "frame_errors", (json_int_t)ls->frame_errors, "commits",
-		      (json_int_t)commits, "log_writes_total", (json_int_t)lw, "log_bytes_total", (json_int_t)lb, "deliveries_total",
-		      (json_int_t)ddb, "scale", ti->scale, "scenario", ti->scenario, "compression",
-		      st->o.compression ? 1 : 0, "databases", st->ndb, "storage_groups", st->nsg,
-		      "cache_limit_mb", (int)(cs.bytes_limit >> 20)));
+		      (json_int_t)commits, "log_writes_total", (json_int_t)lw, "log_bytes_total",
+		      (json_int_t)lb, "deliveries_total", (json_int_t)ddb, "scale", ti->scale,
+		      "scenario", ti->scenario, "compression", st->o.compression ? 1 : 0,
+		      "databases", st->ndb, "storage_groups", st->nsg, "cache_limit_mb",
+		      (int)(cs.bytes_limit >> 20)));
 	json_t *sx = json_object_get(x, "store");
 	json_object_set_new(sx, "groups", groups);
 	json_object_set_new(sx, "limits",
