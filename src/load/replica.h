@@ -4,10 +4,12 @@
  * messages it holds (id, flags, size).  The replica stands for an OST that
  * was primed when the mailbox was initialised (as LoadSim's cached-mode
  * clients start from initialised OSTs): the first logon downloads the
- * folders' headers only; every later change brings its body too.  Bodies
+ * folders' headers only; every later new item brings its body too.  Bodies
  * are downloaded (the network cost is real) but not kept, so that a replica stays a few KiB per
  * user; local reads are counted, not served from disk.  Upserts and deletes are idempotent (by
- * message id), so applying a downloaded change that the user already applied locally is harmless.
+ * message id), so applying a downloaded change that the user already applied locally is harmless;
+ * such a change (an item the folder holds) brings its header only, as Outlook never downloads its
+ * own uploaded changes again.
  * Slots 0..4 are Inbox, Deleted Items, Sent Items, Calendar and Contacts; user folders follow.
  */
 #ifndef MB_LOAD_REPLICA_H
