@@ -16,6 +16,9 @@ int mb_replica_create(struct mb_replica **out)
 	for (int i = 0; i < MB_RSLOT_FIRST_USER; i++)
 		r->f[i].local = fixed[i];
 	r->nfolders = MB_RSLOT_FIRST_USER;
+	/* the first download: the headers of every folder the replica knows
+	 * (mb_replica_slot adds the user folders the logon names) */
+	r->dirty = (1u << MB_RSLOT_FIRST_USER) - 1;
 	*out = r;
 	return 0;
 }
@@ -37,6 +40,8 @@ int mb_replica_slot(struct mb_replica *r, uint32_t local)
 	if (r->nfolders >= MB_REPLICA_MAX_FOLDERS)
 		return MB_EFULL;
 	r->f[r->nfolders].local = local;
+	if (!r->synced)
+		r->dirty |= 1u << r->nfolders;
 	return r->nfolders++;
 }
 

@@ -47,7 +47,6 @@ struct mb_rfolder {
 struct mb_replica {
 	int nfolders;
 	bool synced;		 /* the header download at first logon is done */
-	bool first_asked;	 /* that download has begun (every known folder marked dirty) */
 	uint32_t dirty;		 /* bit per slot: needs an incremental sync */
 	uint64_t hier_watermark; /* the hierarchy download's mark (highest folder change) */
 	struct mb_rfolder f[MB_REPLICA_MAX_FOLDERS];
@@ -55,7 +54,8 @@ struct mb_replica {
 
 int mb_replica_create(struct mb_replica **out);
 void mb_replica_destroy(struct mb_replica *r);
-/* Slot of a local folder number, adding it when absent: 0.., or MB_EFULL. */
+/* Slot of a local folder number, adding it when absent: 0.., or MB_EFULL.
+ * A folder added before the first download is done is part of it (dirty). */
 int mb_replica_slot(struct mb_replica *r, uint32_t local);
 /* Insert or update a message. */
 int mb_replica_upsert(struct mb_replica *r, int slot, uint64_t mid, uint32_t flags, uint32_t size,

@@ -88,13 +88,8 @@ int mb__mbs_took_logon(struct mb_tuser *u, const struct mb_reply *r, struct mb_s
 			uint32_t local = (uint32_t)(f->v.i & 0xffffffffu);
 			if (local >= MB_FID_FIRST_USER && m->nfolders < FOLDERS_MAX)
 				m->folders[m->nfolders++] = local;
-			if (m->rep && local >= MB_FID_FIRST_USER) {
-				int slot = mb_replica_slot(m->rep, local);
-				/* before the first download is done, a folder
-				 * the replica learns of is part of it */
-				if (slot >= 0 && !m->rep->synced)
-					m->rep->dirty |= 1u << slot;
-			}
+			if (m->rep && local >= MB_FID_FIRST_USER)
+				mb_replica_slot(m->rep, local);
 		}
 	}
 	res->count = m->nfolders;
@@ -265,12 +260,6 @@ static int sync_ask(struct mb_tuser *u)
 	struct mbs_user *m = M(u);
 	struct mb_replica *rep = m->rep;
 	struct mbs_sync *c = m->sync;
-	if (!rep->synced && !rep->first_asked) {
-		/* the first download: the headers of every folder the replica
-		 * knows (the logon adds the user folders, dirty until then) */
-		rep->first_asked = true;
-		rep->dirty |= (1u << rep->nfolders) - 1;
-	}
 	if (!rep->dirty) {
 		if (!rep->synced) /* the first download of the session is done */
 			u->st->n.first_syncs++;
