@@ -39,6 +39,7 @@
 #define MB_PROTO_MAX_PROPS 64	      /* properties per op */
 #define MB_PROTO_MAX_IDS 4096	      /* message ids per op */
 #define MB_PROTO_MAX_ROWS 1024	      /* rows per QueryRows reply */
+#define MB_PROTO_MAX_SORT 4	      /* sort keys per SortTable */
 #define MB_PROTO_MAX_NAME 256	      /* user names, folder names */
 #define MB_PROTO_DEFAULT_COMPRESS_MIN 256
 
@@ -61,6 +62,13 @@ struct mb_frame_hdr {
 };
 
 /* ---- operations (ROPs) ------------------------------------------------ */
+
+/* A SortTable key: a column and its order. */
+enum { MB_SORT_ASC = 0, MB_SORT_DESC = 1 };
+struct mb_sort_key {
+	uint32_t tag;
+	uint8_t order; /* MB_SORT_ASC or MB_SORT_DESC */
+};
 
 /* X(ID, code, name) -- codes are stable: they travel on the wire. */
 #define MB_OP_TABLE(X)                                                                             \
@@ -92,6 +100,7 @@ struct mb_frame_hdr {
 	X(OPEN_STREAM, 0x28, "OpenStream")                                                         \
 	X(READ_STREAM, 0x29, "ReadStream")                                                         \
 	X(REGISTER_NOTIFY, 0x2A, "RegisterNotification")                                           \
+	X(SORT_TABLE, 0x2B, "SortTable")                                                           \
 	X(RESOLVE_NAMES, 0x40, "ResolveNames")                                                     \
 	X(GET_AB_TABLE, 0x41, "GetAddressBookTable")                                               \
 	X(SYNC_DOWNLOAD, 0x30, "SyncDownload")                                                     \
@@ -276,6 +285,13 @@ struct mb_op {
 			uint16_t n;
 			uint32_t *tags;
 		} set_columns;
+		/* SORT_TABLE: the table's sort order, keys[0] first (RopSortTable,
+		 * [MS-OXCTABL] 2.2.2.13: a tag and MB_SORT_ASC or MB_SORT_DESC) */
+		struct {
+			uint32_t handle;
+			uint16_t n;
+			struct mb_sort_key keys[MB_PROTO_MAX_SORT];
+		} sort_table;
 		struct {
 			uint32_t handle;
 			uint32_t flags;

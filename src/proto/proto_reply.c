@@ -40,6 +40,7 @@ static void enc_reply_body(struct wr *w, const struct mb_op_reply *o)
 	case MB_OP_LOGOFF:
 	case MB_OP_RELEASE:
 	case MB_OP_SET_COLUMNS:
+	case MB_OP_SORT_TABLE:
 	case MB_OP_CREATE_MESSAGE:
 	case MB_OP_SET_PROPS:
 	case MB_OP_SAVE_ATTACH:
@@ -216,6 +217,7 @@ static void dec_reply_body(struct rd *r, struct mb_op_reply *o)
 	case MB_OP_LOGOFF:
 	case MB_OP_RELEASE:
 	case MB_OP_SET_COLUMNS:
+	case MB_OP_SORT_TABLE:
 	case MB_OP_CREATE_MESSAGE:
 	case MB_OP_SET_PROPS:
 	case MB_OP_SAVE_ATTACH:

@@ -39,6 +39,18 @@ static void enc_op_body(struct wr *w, const struct mb_op *op)
 		w_u32(w, op->u.set_columns.handle);
 		w_tags(w, op->u.set_columns.tags, op->u.set_columns.n);
 		break;
+	case MB_OP_SORT_TABLE:
+		w_u32(w, op->u.sort_table.handle);
+		if (op->u.sort_table.n > MB_PROTO_MAX_SORT) {
+			w->err = MB_ETOOBIG;
+			break;
+		}
+		w_u16(w, op->u.sort_table.n);
+		for (uint16_t i = 0; i < op->u.sort_table.n; i++) {
+			w_u32(w, op->u.sort_table.keys[i].tag);
+			w_u8(w, op->u.sort_table.keys[i].order);
+		}
+		break;
 	case MB_OP_QUERY_ROWS:
 		w_u32(w, op->u.query_rows.handle);
 		w_u32(w, op->u.query_rows.flags);
@@ -227,6 +239,19 @@ static void dec_op_body(struct rd *r, struct mb_op *op)
 	case MB_OP_SET_COLUMNS:
 		op->u.set_columns.handle = r_u32(r);
 		r_tags(r, &op->u.set_columns.tags, &op->u.set_columns.n);
+		break;
+	case MB_OP_SORT_TABLE:
+		op->u.sort_table.handle = r_u32(r);
+		op->u.sort_table.n = r_u16(r);
+		if (!r->err && op->u.sort_table.n > MB_PROTO_MAX_SORT) {
+			r->err = MB_EPROTO;
+			op->u.sort_table.n = 0;
+			break;
+		}
+		for (uint16_t i = 0; i < op->u.sort_table.n && !r->err; i++) {
+			op->u.sort_table.keys[i].tag = r_u32(r);
+			op->u.sort_table.keys[i].order = r_u8(r);
+		}
 		break;
 	case MB_OP_QUERY_ROWS:
 		op->u.query_rows.handle = r_u32(r);

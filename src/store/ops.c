@@ -170,6 +170,27 @@ static int op_set_columns(struct req *r, struct mb_op *op)
 	return 0;
 }
 
+/* SortTable (RopSortTable, [MS-OXCTABL] 2.2.2.13, 3.2.5.3): a contents
+ * table sorts on its delivery-time index, newest first (Outlook's Inbox
+ * view, "Received" descending) or oldest first; another column, or more
+ * than one key, is MB_EUNSUPPORTED (as a server answers ecTooComplex).
+ * The cursor goes back to the first row in the new order. */
+static int op_sort_table(struct req *r, struct mb_op *op)
+{
+	struct handle *h = mb__handle_find(r->sess, op->u.sort_table.handle);
+	if (!h)
+		return MB_ENOTFOUND;
+	if (h->kind != H_CONTENTS)
+		return MB_ESTATE;
+	if (op->u.sort_table.n != 1 || op->u.sort_table.keys[0].tag != MB_PR_DELIVERY_TIME)
+		return MB_EUNSUPPORTED;
+	uint8_t order = op->u.sort_table.keys[0].order;
+	if (order != MB_SORT_ASC && order != MB_SORT_DESC)
+		return MB_EINVAL;
+	h->pos = (struct mb_scan_pos){.ascending = order == MB_SORT_ASC};
+	return 0;
+}
+
 static int folder_value(uint32_t mailbox, const struct mb_folder_rec *f, uint32_t tag,
 			struct mb_prop *out, struct req *r)
 {
@@ -221,7 +242,7 @@ static int op_query_rows(struct dbw *w, struct req *r, struct mb_op *op, struct 
 	if (h->kind != H_CONTENTS && h->kind != H_HIERARCHY)
 		return MB_ESTATE;
 	if (op->u.query_rows.flags & MB_QR_F_RESTART) {
-		memset(&h->pos, 0, sizeof(h->pos));
+		h->pos = (struct mb_scan_pos){.ascending = h->pos.ascending};
 		h->hier_after = 0;
 		h->hier_done = false;
 	}
@@ -582,6 +603,8 @@ static int run_op(struct dbw *w, struct req *r, struct mb_op *op, struct mb_op_r
 		return op_get_table(w, r, op, res, true);
 	case MB_OP_SET_COLUMNS:
 		return op_set_columns(r, op);
+	case MB_OP_SORT_TABLE:
+		return op_sort_table(r, op);
 	case MB_OP_QUERY_ROWS:
 		return op_query_rows(w, r, op, res);
 	case MB_OP_OPEN_MESSAGE:

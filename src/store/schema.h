@@ -166,12 +166,14 @@ int mb_schema_msg_delete(struct mb_schema *s, uint32_t mailbox, uint64_t mid);
 int mb_schema_msg_move(struct mb_schema *s, uint32_t mailbox, uint64_t mid, uint32_t dst, bool copy,
 		       struct mb_buf *tmp, uint64_t *new_mid);
 
-/* Newest-first scan of a folder's messages.  pos holds the resume point
- * (zeroed = from the newest); cb gets each message id; returns non-zero to
- * stop (the message it stopped on is consumed).  *more set when messages
- * remain after the last one passed to cb. */
+/* Scan of a folder's messages by delivery time: newest first, or oldest
+ * first when pos->ascending.  pos holds the resume point (started false =
+ * from the first in that order); cb gets each message id; returns non-zero
+ * to stop (the message it stopped on is consumed).  *more set when
+ * messages remain after the last one passed to cb. */
 struct mb_scan_pos {
 	bool started;
+	bool ascending; /* the direction; a restart keeps it */
 	uint64_t inv_time;
 	uint64_t mid;
 };

@@ -10,30 +10,59 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Position c, bounded to the folder, at the first key of the scan: the
+ * first after pos in its direction, or the first of the folder in it. */
+static int scan_start(struct mb_cursor *c, uint32_t mailbox, uint32_t folder,
+		      const struct mb_scan_pos *pos)
+{
+	uint8_t lo[8], hi[8], at[24];
+	k_folder(lo, mailbox, folder);
+	/* upper bound: next folder */
+	if (folder == UINT32_MAX)
+		k_folder(hi, mailbox + 1, 0);
+	else
+		k_folder(hi, mailbox, folder + 1);
+	if (!pos->ascending) {
+		/* the index's order, (inv_time, mid) ascending, is newest first:
+		 * resume at the first key >= (inv_time, mid + 1) */
+		if (!pos->started)
+			return mb_cursor_range(c, lo, 8, hi, 8);
+		mb_key_u64(mb_key_u64(at + k_folder(at, mailbox, folder), pos->inv_time),
+			   pos->mid + 1);
+		return mb_cursor_range(c, at, 24, hi, 8);
+	}
+	/* oldest first: backwards from the folder's last key, or from the last
+	 * key before (inv_time, mid) */
+	int rc = mb_cursor_range(c, lo, 8, hi, 8);
+	if (rc)
+		return rc;
+	if (!pos->started)
+		return mb_cursor_last(c);
+	mb_key_u64(mb_key_u64(at + k_folder(at, mailbox, folder), pos->inv_time), pos->mid);
+	rc = mb_cursor_seek_le(c, at, 24);
+	if (rc)
+		return rc;
+	const void *key;
+	size_t kl;
+	rc = mb_cursor_key(c, &key, &kl);
+	if (rc == 0 && kl == 24 && memcmp(key, at, 24) == 0)
+		rc = mb_cursor_prev(c);
+	return rc;
+}
+
 int mb_schema_folder_scan(struct mb_schema *s, uint32_t mailbox, uint32_t folder,
 			  struct mb_scan_pos *pos, uint32_t max, int (*cb)(void *arg, uint64_t mid),
 			  void *arg, bool *more)
 {
 	struct mb_cursor *c;
-	uint8_t lo[24], hi[8];
 	uint32_t n = 0;
 	int rc = mb_cursor_open(s->by_time, &c);
 
 	*more = false;
 	if (rc)
 		return rc;
-	if (pos->started) {
-		uint8_t *p = mb_key_u32(mb_key_u32(lo, mailbox), folder);
-		mb_key_u64(mb_key_u64(p, pos->inv_time), pos->mid + 1);
-	} else {
-		k_folder(lo, mailbox, folder);
-	}
-	/* upper bound: next folder */
-	if (folder == UINT32_MAX)
-		k_folder(hi, mailbox + 1, 0);
-	else
-		k_folder(hi, mailbox, folder + 1);
-	rc = mb_cursor_range(c, lo, pos->started ? 24 : 8, hi, 8);
+	rc = scan_start(c, mailbox, folder, pos);
+	int (*step)(struct mb_cursor *) = pos->ascending ? mb_cursor_prev : mb_cursor_next;
 	while (rc == 0) {
 		const void *key;
 		size_t kl;
@@ -55,11 +84,11 @@ int mb_schema_folder_scan(struct mb_schema *s, uint32_t mailbox, uint32_t folder
 		n++;
 		if (cb(arg, pos->mid)) {
 			/* the callback is full: more only if a row follows */
-			rc = mb_cursor_next(c);
+			rc = step(c);
 			*more = rc == 0;
 			break;
 		}
-		rc = mb_cursor_next(c);
+		rc = step(c);
 	}
 	mb_cursor_close(c);
 	return rc == MB_ENOTFOUND ? 0 : rc;

@@ -1,7 +1,8 @@
 /* test_paging.c: QueryRows paging against a real store (in a thread, real
  * databases).  A client that follows docs/PROTOCOL.md (ask for k rows, ask
  * again while `more` is 1) must see every row of a folder of N rows exactly
- * once, in ceil(N/k) calls, for every N and k; and ListContacts' `more` the
+ * once, in ceil(N/k) calls, for every N and k, in either SortTable order
+ * (oldest first is newest first reversed); and ListContacts' `more` the
  * same.  Invariant: `more` is 1 exactly when rows remain after the page. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -54,21 +55,35 @@ static uint32_t count(struct mb_client *c, uint64_t fid)
 	return r.u.folder.count;
 }
 
-/* Page the folder by k; every row once, ceil(n/k) calls (1 when empty). */
-static void page(struct mb_client *c, uint64_t fid, uint32_t n, uint32_t k)
+/* Page the folder by k; every row once, ceil(n/k) calls (1 when empty).
+ * order: -1 the table as opened, else a SortTable on delivery time in that
+ * order first.  The message ids in the order seen go to out[0..n). */
+static void page(struct mb_client *c, uint64_t fid, uint32_t n, uint32_t k, int order,
+		 uint64_t *out)
 {
 	static uint32_t handle = 100;
-	uint32_t cols[1] = {MB_PR_MID};
+	uint32_t cols[2] = {MB_PR_MID, MB_PR_DELIVERY_TIME};
 	struct mb_op ops[4];
 	struct mb_reply rep;
-	uint64_t *seen = calloc(n + 1, sizeof(uint64_t));
 	uint32_t got = 0, calls = 0;
 	uint32_t h = ++handle;
 	bool more = true;
-	assert_non_null(seen);
+	int64_t last_time = 0;
 	memset(ops, 0, sizeof(ops));
-	opbatch_browse(ops, fid, h, cols, 1, MB_QR_F_RESTART, k);
-	assert_int_equal(mb_client_call(c, ops, 3, &rep), 0);
+	opbatch_browse(ops, fid, h, cols, 2, MB_QR_F_RESTART, k);
+	uint16_t nops = 3;
+	if (order >= 0) {
+		memset(&ops[3], 0, sizeof(ops[3]));
+		ops[3].code = MB_OP_SORT_TABLE;
+		ops[3].u.sort_table.handle = h;
+		ops[3].u.sort_table.n = 1;
+		ops[3].u.sort_table.keys[0] =
+		    (struct mb_sort_key){MB_PR_DELIVERY_TIME, (uint8_t)order};
+		nops = 4;
+	}
+	assert_int_equal(mb_client_call(c, ops, nops, &rep), 0);
+	for (uint16_t i = 0; i < nops; i++)
+		assert_int_equal(rep.ops[i].status, 0);
 	while (more) {
 		struct mb_op q;
 		struct mb_op_reply r = {0};
@@ -80,12 +95,19 @@ static void page(struct mb_client *c, uint64_t fid, uint32_t n, uint32_t k)
 		assert_int_equal(storetest_one(c, &q, &r), 0);
 		calls++;
 		assert_true(r.u.rows.nrows <= k);
+		assert_int_equal(r.u.rows.ncols, 2);
 		for (uint32_t i = 0; i < r.u.rows.nrows; i++) {
-			uint64_t mid = r.u.rows.vals[i].v.i;
+			uint64_t mid = (uint64_t)r.u.rows.vals[2 * i].v.i;
+			assert_int_equal(r.u.rows.vals[2 * i + 1].tag, MB_PR_DELIVERY_TIME);
+			int64_t t = r.u.rows.vals[2 * i + 1].v.i;
 			for (uint32_t j = 0; j < got; j++)
-				assert_true(seen[j] != mid);
+				assert_true(out[j] != mid);
 			assert_true(got < n);
-			seen[got++] = mid;
+			/* delivery times in the table's order */
+			if (got)
+				assert_true(order == MB_SORT_ASC ? t >= last_time : t <= last_time);
+			last_time = t;
+			out[got++] = mid;
 		}
 		more = r.u.rows.more != 0;
 		/* a full page with rows left says so; a short page ends */
@@ -94,14 +116,13 @@ static void page(struct mb_client *c, uint64_t fid, uint32_t n, uint32_t k)
 		assert_true(calls <= n + 1);
 	}
 	if (got != n || calls != (n ? (n + k - 1) / k : 1))
-		fail_msg("N=%u k=%u: %u rows in %u calls", n, k, got, calls);
+		fail_msg("N=%u k=%u order %d: %u rows in %u calls", n, k, order, got, calls);
 	struct mb_op rel;
 	struct mb_op_reply rr = {0};
 	memset(&rel, 0, sizeof(rel));
 	rel.code = MB_OP_RELEASE;
 	rel.u.release.handle = h;
 	storetest_one(c, &rel, &rr);
-	free(seen);
 }
 
 static void test_query_rows_pages(void **state)
@@ -120,10 +141,99 @@ static void test_query_rows_pages(void **state)
 		}
 		assert_int_equal(count(c, fid), n);
 		uint32_t ks[] = {1, 2, 3, 4, 7, n ? n - 1 : 1, n ? n : 1, n + 1, 1024};
-		for (size_t j = 0; j < sizeof(ks) / sizeof(ks[0]); j++)
-			if (ks[j])
-				page(c, fid, n, ks[j]);
+		uint64_t *opened = calloc(n + 1, sizeof(uint64_t));
+		uint64_t *desc = calloc(n + 1, sizeof(uint64_t));
+		uint64_t *asc = calloc(n + 1, sizeof(uint64_t));
+		assert_true(opened && desc && asc);
+		for (size_t j = 0; j < sizeof(ks) / sizeof(ks[0]); j++) {
+			if (!ks[j])
+				continue;
+			page(c, fid, n, ks[j], -1, opened);
+			page(c, fid, n, ks[j], MB_SORT_DESC, desc);
+			page(c, fid, n, ks[j], MB_SORT_ASC, asc);
+			/* the table opens newest first; oldest first is its reverse */
+			for (uint32_t i = 0; i < n; i++) {
+				assert_true(desc[i] == opened[i]);
+				assert_true(asc[i] == opened[n - 1 - i]);
+			}
+		}
+		free(opened);
+		free(desc);
+		free(asc);
 	}
+	mb_client_destroy(c);
+}
+
+/* SortTable's answers: the sort the store cannot do, on the wrong table or
+ * handle, and the cursor back at the first row after a sort. */
+static void test_sort_table(void **state)
+{
+	(void)state;
+	struct mb_client *c = storetest_client(&T, 1, 0);
+	assert_non_null(c);
+	uint64_t fid = MB_FID(mb_client_mailbox(c), MB_FID_DELETED);
+	while (count(c, fid) < 3)
+		add_message(c, fid, 100);
+	uint32_t cols[1] = {MB_PR_MID};
+	struct mb_op ops[4];
+	struct mb_reply rep;
+	memset(ops, 0, sizeof(ops));
+	opbatch_browse(ops, fid, 50, cols, 1, MB_QR_F_RESTART, 1);
+	assert_int_equal(mb_client_call(c, ops, 4, &rep), 0);
+	uint64_t newest = (uint64_t)rep.ops[3].u.rows.vals[0].v.i;
+	struct {
+		uint32_t handle;
+		uint16_t n;
+		struct mb_sort_key k0, k1;
+		int want;
+	} cases[] = {
+	    {50, 1, {MB_PR_SUBJECT, MB_SORT_ASC}, {0, 0}, MB_EUNSUPPORTED},
+	    {50,
+	     2,
+	     {MB_PR_DELIVERY_TIME, MB_SORT_DESC},
+	     {MB_PR_SUBJECT, MB_SORT_ASC},
+	     MB_EUNSUPPORTED},
+	    {50, 0, {0, 0}, {0, 0}, MB_EUNSUPPORTED},
+	    {50, 1, {MB_PR_DELIVERY_TIME, 7}, {0, 0}, MB_EINVAL},
+	    {51, 1, {MB_PR_DELIVERY_TIME, MB_SORT_DESC}, {0, 0}, MB_ENOTFOUND},
+	    {50, 1, {MB_PR_DELIVERY_TIME, MB_SORT_DESC}, {0, 0}, 0},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct mb_op op;
+		struct mb_op_reply r = {0};
+		memset(&op, 0, sizeof(op));
+		op.code = MB_OP_SORT_TABLE;
+		op.u.sort_table.handle = cases[i].handle;
+		op.u.sort_table.n = cases[i].n;
+		op.u.sort_table.keys[0] = cases[i].k0;
+		op.u.sort_table.keys[1] = cases[i].k1;
+		if (storetest_one(c, &op, &r) != cases[i].want)
+			fail_msg("case %zu: status %d, want %d", i, r.status, cases[i].want);
+	}
+	/* the last sort (newest first) put the cursor back at the newest row */
+	struct mb_op q;
+	struct mb_op_reply r = {0};
+	memset(&q, 0, sizeof(q));
+	q.code = MB_OP_QUERY_ROWS;
+	q.u.query_rows.handle = 50;
+	q.u.query_rows.max_rows = 1;
+	assert_int_equal(storetest_one(c, &q, &r), 0);
+	assert_int_equal(r.u.rows.nrows, 1);
+	assert_true((uint64_t)r.u.rows.vals[0].v.i == newest);
+	/* a hierarchy table has no such sort */
+	struct mb_op g;
+	struct mb_op_reply gr = {0};
+	memset(&g, 0, sizeof(g));
+	g.code = MB_OP_GET_HIERARCHY_TABLE;
+	g.u.get_table.fid = MB_FID(mb_client_mailbox(c), MB_FID_ROOT);
+	g.u.get_table.handle = 52;
+	assert_int_equal(storetest_one(c, &g, &gr), 0);
+	memset(&q, 0, sizeof(q));
+	q.code = MB_OP_SORT_TABLE;
+	q.u.sort_table.handle = 52;
+	q.u.sort_table.n = 1;
+	q.u.sort_table.keys[0] = (struct mb_sort_key){MB_PR_DELIVERY_TIME, MB_SORT_DESC};
+	assert_int_equal(storetest_one(c, &q, &r), MB_ESTATE);
 	mb_client_destroy(c);
 }
 
@@ -172,6 +282,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_query_rows_pages),
 	    cmocka_unit_test(test_list_contacts_pages),
+	    cmocka_unit_test(test_sort_table),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

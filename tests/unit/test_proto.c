@@ -194,6 +194,12 @@ static int build_all_ops(struct mb_op *ops)
 	ops[n++].u.sync_state.data = mb_str("abc");
 	ops[n].code = MB_OP_SYNC_STATE_END;
 	ops[n++].u.sync_state.handle = 12;
+	/* 36 */
+	ops[n].code = MB_OP_SORT_TABLE;
+	ops[n].u.sort_table.handle = 2;
+	ops[n].u.sort_table.n = 2;
+	ops[n].u.sort_table.keys[0] = (struct mb_sort_key){MB_PR_DELIVERY_TIME, MB_SORT_DESC};
+	ops[n++].u.sort_table.keys[1] = (struct mb_sort_key){MB_PR_SUBJECT, MB_SORT_ASC};
 	return n;
 }
 
@@ -306,6 +312,12 @@ static void test_request_every_op(void **state)
 	assert_int_equal(got.ops[33].u.sync_state.size, 3);
 	assert_true(mb_bytes_eq_str(got.ops[34].u.sync_state.data, "abc"));
 	assert_int_equal(got.ops[35].u.sync_state.handle, 12);
+	assert_int_equal(got.ops[36].u.sort_table.handle, 2);
+	assert_int_equal(got.ops[36].u.sort_table.n, 2);
+	assert_int_equal(got.ops[36].u.sort_table.keys[0].tag, MB_PR_DELIVERY_TIME);
+	assert_int_equal(got.ops[36].u.sort_table.keys[0].order, MB_SORT_DESC);
+	assert_int_equal(got.ops[36].u.sort_table.keys[1].tag, MB_PR_SUBJECT);
+	assert_int_equal(got.ops[36].u.sort_table.keys[1].order, MB_SORT_ASC);
 
 	/* truncation at every length is refused, never a crash */
 	size_t full = len;
@@ -586,6 +598,20 @@ static void test_bad_payloads(void **state)
 	/* a string length past the end */
 	uint8_t str[] = {1, 0, 0, 0, MB_OP_LOGON_CHALLENGE, 6, 0, 0, 0, 200, 0, 1, 2, 3, 4};
 	assert_int_equal(mb_request_decode(str, sizeof(str), 1, a, &req), MB_EPROTO);
+	/* more sort keys than MB_PROTO_MAX_SORT */
+	uint8_t sort[] = {1, 0, 0, 0, MB_OP_SORT_TABLE,	     6, 0, 0, 0,
+			  2, 0, 0, 0, MB_PROTO_MAX_SORT + 1, 0};
+	assert_int_equal(mb_request_decode(sort, sizeof(sort), 1, a, &req), MB_EPROTO);
+	/* and the encoder refuses to write them */
+	struct mb_op so;
+	memset(&so, 0, sizeof(so));
+	so.code = MB_OP_SORT_TABLE;
+	so.u.sort_table.n = MB_PROTO_MAX_SORT + 1;
+	struct mb_request sr = {1, 1, &so};
+	struct mb_buf *sb;
+	mb_buf_create(0, &sb);
+	assert_int_equal(mb_request_encode_payload(sb, &sr), MB_ETOOBIG);
+	mb_buf_destroy(sb);
 	/* a tiny arena refuses instead of overflowing */
 	struct mb_arena *tiny;
 	mb_arena_create(16, &tiny);

@@ -190,32 +190,37 @@ static void test_online(void **state)
 	assert_true(per_action(&m, OP(&m, SUBMIT), 0.9, 1.2));
 	/* the mail others sent: each new-mail notification fetched (one
 	 * request: QueryRows of the Inbox view's new rows, the view opened
-	 * by the first fetch: GetContentsTable, SetColumns); notifications
+	 * by the first fetch: GetContentsTable, SetColumns, SortTable);
+	 * notifications
 	 * that come while the user is busy share a fetch */
 	assert_true(m.notifications > 0);
 	assert_true(m.fetches > 0 && m.fetches <= m.notifications);
 	/* (a fetch counts when its reply is in, its request when sent: at
 	 * the stop each user may have one in flight) */
 	assert_true(m.sync_rpcs >= m.fetches && m.sync_rpcs <= m.fetches + NUSERS);
-	assert_true(m.sync_ops >= m.fetches && m.sync_ops <= 3 * m.fetches + 2);
+	assert_true(m.sync_ops >= m.fetches && m.sync_ops <= 4 * m.fetches + 2);
 
 	run_enough("online", MB_A_PROCESS_INBOX, 3, -1, &m);
 	assert_true(m.done >= 3);
 	assert_int_equal(m.failed, 0);
-	/* the view (6 ops: OpenFolder x2, GetContentsTable, SetColumns,
-	 * QueryRows, RegisterNotification), the reads (6+ each), replies,
-	 * the dispose */
-	assert_true(m.ops >= 6);
+	/* the view (7 ops: OpenFolder x2, GetContentsTable, SetColumns,
+	 * SortTable, QueryRows, RegisterNotification), the reads (6+ each),
+	 * replies, the dispose; every contents table sorted, received newest
+	 * first, as Outlook's view */
+	assert_true(m.ops >= 7);
 	assert_true(OP(&m, REGISTER_NOTIFY) >= 1);
 	assert_true(OP(&m, GET_CONTENTS_TABLE) >= 1);
+	assert_true(OP(&m, SORT_TABLE) == OP(&m, GET_CONTENTS_TABLE));
 
 	run_enough("online", MB_A_BROWSE_MAIL, 2.5, -1, &m);
 	assert_true(m.done >= 3);
 	assert_int_equal(m.failed, 0);
-	/* per folder: the view (5 ops + RegisterNotification), reads of
+	/* per folder: the view (6 ops + RegisterNotification), reads of
 	 * OpenMessage, GetPropertiesSpecific, OpenStream, ReadStream,
 	 * released later; the view's release */
 	assert_true(m.ops > 10 && m.ops < 120);
+	assert_true(OP(&m, SORT_TABLE) >= 1);
+	assert_true(OP(&m, SORT_TABLE) == OP(&m, GET_CONTENTS_TABLE));
 	assert_true(OP(&m, OPEN_STREAM) >= 1);
 	assert_true(OP(&m, READ_STREAM) >= OP(&m, OPEN_STREAM));
 	assert_true(OP(&m, OPEN_MESSAGE) >= 1);
@@ -267,6 +272,7 @@ static void test_cached(void **state)
 	/* views and reads are local: nothing but the uploads of the
 	 * changes, replies and disposal */
 	assert_true(OP(&m, GET_CONTENTS_TABLE) == 0);
+	assert_true(OP(&m, SORT_TABLE) == 0);
 	assert_true(OP(&m, RESOLVE_NAMES) == 0);
 	assert_true(m.ops < 40);
 }

@@ -10,7 +10,7 @@
  * table steps[] below pairs the function that encodes a step with the one
  * that decodes its reply into the step result.  The sequences follow
  * Outlook 2003 (docs/workload.md): a view is OpenFolder, GetContentsTable,
- * SetColumns, QueryRows (and RegisterNotification); a read is OpenMessage,
+ * SetColumns, SortTable, QueryRows (and RegisterNotification); a read is OpenMessage,
  * GetPropertiesSpecific, OpenStream + ReadStream of the body (and the
  * attachment table); handles a step leaves open are released first thing
  * in the user's next request (m->rel), as Outlook queues its releases.  Cached-mode

@@ -139,10 +139,13 @@ int mb__mbs_take_rows(struct mb_tuser *u, const struct mb_reply *r, uint8_t code
 /* ---- encoders of common batches --------------------------------------------------- */
 
 /* A folder view: OpenFolder, GetContentsTable, SetColumns (the view's
- * columns: id, flags, sender, subject, size, has-attachments), QueryRows
- * of the first screen (the table is in received order, newest first: no
- * SortTable op), and with notify RegisterNotification on the folder. */
-/* GetContentsTable(local) as handle h, SetColumns of a view's columns. */
+ * columns: id, flags, sender, subject, size, has-attachments), SortTable
+ * (received, newest first: Outlook's default view of a mail folder),
+ * QueryRows of the first screen, and with notify RegisterNotification on
+ * the folder ([MS-OXCTABL] 4.1: the columns, the sort and the first rows in
+ * one request). */
+/* GetContentsTable(local) as handle h, SetColumns of a view's columns,
+ * SortTable by delivery time, newest first. */
 void mb__mbs_emit_view_table(struct mb_tuser *u, uint32_t local, uint32_t h)
 {
 	struct mb__rb *rb = RB(u);
@@ -160,6 +163,10 @@ void mb__mbs_emit_view_table(struct mb_tuser *u, uint32_t local, uint32_t h)
 	op->u.set_columns.handle = h;
 	op->u.set_columns.n = 6;
 	op->u.set_columns.tags = t;
+	op = mb__rb_op(rb, MB_OP_SORT_TABLE);
+	op->u.sort_table.handle = h;
+	op->u.sort_table.n = 1;
+	op->u.sort_table.keys[0] = (struct mb_sort_key){MB_PR_DELIVERY_TIME, MB_SORT_DESC};
 }
 
 void mb__mbs_emit_open_table(struct mb_tuser *u, uint32_t local, uint32_t h, uint32_t max_rows,

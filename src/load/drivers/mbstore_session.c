@@ -288,7 +288,7 @@ static int sync_ask(struct mb_tuser *u)
  * registered table's new rows).  One request: the new rows of the
  * session's Inbox view (QueryRows from its top, one row per new mail, at
  * most a screen), the view opened by the first fetch (GetContentsTable,
- * SetColumns) and kept, as Outlook keeps its Inbox view. */
+ * SetColumns, SortTable) and kept, as Outlook keeps its Inbox view. */
 static int notify_fetch(struct mb_tuser *u)
 {
 	struct mbs_user *m = M(u);

@@ -1,5 +1,5 @@
 /* drivers/mbstore_view.c: the mbstore driver's reading steps: a folder view
- * (OpenFolder, GetContentsTable, SetColumns, QueryRows, the notification
+ * (OpenFolder, GetContentsTable, SetColumns, SortTable, QueryRows, the notification
  * registration; answered from the replica in cached mode), next rows, close,
  * read and mark read (body streamed in STREAM_CHUNK ReadStreams), open
  * attachment, calendar range and the contacts list.
