@@ -112,15 +112,14 @@ static const struct mb_opt_table column_table = {
 
 /* ---- struct mb_mix_kind: one element of message_mix.init / .send ---- */
 static const char *const body_kinds[] = {"text", "rtf", "html", NULL};
-static const char *const attach_kinds[] = {"text", "rtf", "html", "office", "image", NULL};
 #define MK struct mb_mix_kind
 static const struct mb_opt mix_opts[] = {
     O_STR(MK, "name", name, "", MB_OPT_REQ, "the kind's name (LoadSim's message file, if any)"),
     O_SCHOICE(MK, "body", body, body_kinds, "text", 0, "body format: text, rtf or html"),
     O_DBL(MK, "body_kb", body_kb, 0, 0.1, 65536, MB_OPT_REQ, "mean body size, KB"),
     O_INT(MK, "attachments", attachments, 0, 0, MB_MIX_MAX_ATTACH, 0, "attachments"),
-    O_SCHOICE(MK, "attachment", attachment, attach_kinds, "office", 0,
-	      "attachment kind: text, rtf, html, office or image"),
+    O_SCHOICE(MK, "attachment", attachment, mb_content_kind_names, "office", 0,
+	      "attachment kind: text, rtf, html, office, image or bitmap"),
     O_DBL(MK, "attachment_kb", attachment_kb, 0, 0, 65536, 0, "mean size of each attachment, KB"),
     O_DBL(MK, "weight", weight, 0, 0, 1e9, MB_OPT_REQ, "relative frequency in the mix"),
     O_STR(MK, "source", source, "", MB_OPT_REQ,

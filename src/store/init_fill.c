@@ -115,8 +115,6 @@ static int write_item(struct init_ctx *c, struct mb_schema *s, const struct mb_t
 		if (c->nmix > 0) {
 			/* a message of the scenario's mix: body and attachments of
 			 * their own kinds, attachments as objects of their own */
-			static const char *const ext[MB_CK_COUNT] = {"txt", "rtf", "htm", "doc",
-								     "jpg"};
 			struct mb_mix_msg mp;
 			mb_mix_draw(c->mix, c->nmix, seed + 6, &mp);
 			blen = mp.body_len;
@@ -133,7 +131,7 @@ static int write_item(struct init_ctx *c, struct mb_schema *s, const struct mb_t
 				mb_content_fill_kind(mp.attach_kind, seed + 100 + (uint64_t)natt,
 						     att_data[natt], mp.attach_len[natt]);
 				snprintf(att_name[natt], sizeof(att_name[natt]), "attachment%d.%s",
-					 natt + 1, ext[mp.attach_kind]);
+					 natt + 1, mb_content_kind_ext(mp.attach_kind));
 				att[natt].kind = (uint8_t)mp.attach_kind;
 				att[natt].name = mb_str(att_name[natt]);
 				att[natt].data = att_data[natt];

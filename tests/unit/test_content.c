@@ -122,8 +122,8 @@ static void test_deterministic_and_varied(void **state)
 static void test_kinds(void **state)
 {
 	(void)state;
-	static const double lo[MB_CK_COUNT] = {1.75, 2.3, 2.8, 2.0, 0.95};
-	static const double hi[MB_CK_COUNT] = {2.6, 4.0, 6.0, 2.6, 1.05};
+	static const double lo[MB_CK_COUNT] = {1.75, 2.3, 2.8, 2.0, 0.95, 3.0};
+	static const double hi[MB_CK_COUNT] = {2.6, 4.0, 6.0, 2.6, 1.05, 4.6};
 	const size_t len = 40 * 1024;
 	char *buf = malloc(len + 1), *b2 = malloc(len + 1);
 	int cap = LZ4_compressBound((int)len);

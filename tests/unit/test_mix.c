@@ -49,7 +49,10 @@ static void test_published_mixes(void **state)
 		assert_string_equal(sc->mix_send[0].name, "Ups1k.msg");
 		assert_string_equal(sc->mix_send[0].body, "rtf");
 		assert_int_equal(sc->mix_send[6].attachments, 1);
-		assert_string_equal(sc->mix_send[6].attachment, "image");
+		/* Upsbmobj.msg's bitmap: uncompressed pixels, its picture a
+		 * calibrated choice */
+		assert_string_equal(sc->mix_send[6].attachment, "bitmap");
+		assert_non_null(strstr(sc->mix_send[6].source, "calibrated"));
 		assert_true(sc->mix_send[6].attachment_kb == 43);
 		/* mostly small bodies: the send mix averages about 4 KB */
 		double skb = mb_mix_mean_kb(sc->mix_send, sc->mix_send_count);

@@ -250,7 +250,6 @@ void mb__mbs_compose(struct mb_tuser *u, uint32_t h, const struct mb_step *s)
  * SaveChangesAttachment. */
 void mb__mbs_compose_attachments(struct mb_tuser *u, uint32_t h, const struct mb_step *s)
 {
-	static const char *const ext[MB_CK_COUNT] = {"txt", "rtf", "htm", "doc", "jpg"};
 	struct mbs_shard *sh = SH(u);
 	struct mb__rb *rb = &sh->rb;
 	enum mb_content_kind ak =
@@ -269,7 +268,7 @@ void mb__mbs_compose_attachments(struct mb_tuser *u, uint32_t h, const struct mb
 		op = mb__rb_op(rb, MB_OP_SET_PROPS);
 		struct mb_prop *p = mb__rb_props(rb, 3);
 		p[0].tag = MB_PR_ATTACH_FILENAME;
-		p[0].v.b = mb__rb_printf(rb, "attachment%d.%s", i + 1, ext[ak]);
+		p[0].v.b = mb__rb_printf(rb, "attachment%d.%s", i + 1, mb_content_kind_ext(ak));
 		p[1] = mb_prop_bytes(MB_PR_ATTACH_DATA_BIN, sh->att + off, (uint32_t)len);
 		p[2] = mb_prop_i64(MB_PR_ATTACH_KIND, ak);
 		op->u.set_props.handle = H_ATT;

@@ -1,0 +1,68 @@
+#!/bin/sh
+# bench/bitmap-lz4.sh: how well small real bitmaps compress with LZ4, as the
+# protocol compresses them (each 28 KB ReadStream chunk on its own),
+# against mailbench's "bitmap" content kind (src/core/content.c).
+# The send mix's bitmap attachment (Upsbmobj.msg, 43 KB) is a Windows bitmap:
+# uncompressed pixels (BMP, BI_RGB).  ImageMagick writes drawings, diagrams
+# and icons of Debian packages (valgrind's and pip's documentation images,
+# Adwaita icons, Node.js's documentation charts) as 120 x 120 24-bit BMPs
+# (43,254 bytes, the attachment's size); each is compressed chunk by chunk
+# with the lz4 command (level 1, LZ4_compress_default's).  Photographs are
+# left out on purpose: written as BMPs they barely compress (1.0:1), which
+# is the "image" kind.  Then tests/unit/test_content prints the bitmap
+# kind's ratio on 40 KB samples.  Prints a line per file, the geometric
+# mean, and last the ratio of the kind's figure to the real files' mean.
+#
+# One command: bench/bitmap-lz4.sh [BUILD_DIR].  Needs convert
+# (imagemagick), lz4 and python3, and at least three of the images (exit 77
+# without them).  Not run by make check.
+set -u
+B=${1:-${MB_BUILDDIR:-.}}
+for c in convert lz4 python3; do
+	command -v "$c" >/dev/null 2>&1 || { echo "bitmap-lz4.sh: needs $c" >&2; exit 77; }
+done
+W=$(mktemp -d "${TMPDIR:-/tmp}/mb-bitmap.XXXXXX")
+trap 'rm -rf "$W"' EXIT INT TERM
+n=0
+for f in /usr/share/doc/valgrind/html/images/dh-tree.png \
+	/usr/share/doc/valgrind/html/images/kcachegrind_xtree.png \
+	/usr/share/doc/python3-pip/html/topics/deps.png \
+	/usr/share/doc/nodejs/contributing/doc_img/scatter-plot.png \
+	/usr/share/icons/Adwaita/512x512/devices/drive-harddisk.png \
+	/usr/share/icons/Adwaita/512x512/devices/input-keyboard.png \
+	/usr/share/icons/Adwaita/512x512/mimetypes/x-office-document.png \
+	/usr/share/icons/Adwaita/512x512/places/folder-pictures.png; do
+	[ -r "$f" ] || continue
+	n=$((n + 1))
+	convert "$f" -background white -alpha remove -alpha off -resize '120x120!' \
+		-type TrueColor -compress None "BMP3:$W/$n-$(basename "$f" .png).bmp" ||
+		{ echo "bitmap-lz4.sh: convert failed on $f" >&2; exit 3; }
+done
+[ "$n" -ge 3 ] || { echo "bitmap-lz4.sh: fewer than 3 of the images here" >&2; exit 77; }
+real=$(python3 - "$W"/*.bmp <<'PY'
+import math, subprocess, sys
+CH = 28 * 1024
+logs = []
+for fn in sys.argv[1:]:
+    data = open(fn, "rb").read()
+    raw = out = 0
+    for i in range(0, len(data), CH):
+        c = data[i:i + CH]
+        z = subprocess.run(["lz4", "-1", "-c", "-q", "-BD", "--no-frame-crc"], input=c,
+                           capture_output=True, check=True).stdout
+        raw += len(c)
+        out += min(max(len(z) - 15, 1), len(c))  # less the frame header; stored raw if larger
+    logs.append(math.log(raw / out))
+    print("%-32s %7d bytes  LZ4 %.2f:1 per 28 KB chunk" % (fn.split("/")[-1], len(data), raw / out),
+          file=sys.stderr)
+print("%.3f" % math.exp(sum(logs) / len(logs)))
+PY
+) || exit 3
+echo "real bitmaps ($n), geometric mean: ${real}:1"
+if [ -x "$B/tests/unit/test_content" ] || make -C "$B" tests/unit/test_content >/dev/null 2>&1; then
+	kind=$("$B/tests/unit/test_content" 2>&1 | sed -n 's/^bitmap *LZ4 ratio \([0-9.]*\).*/\1/p')
+	echo "mailbench bitmap kind (40 KB samples): ${kind}:1"
+	awk -v k="$kind" -v r="$real" 'BEGIN { printf "bitmap kind / real bitmaps: %.2fx\n", k / r }'
+else
+	echo "bitmap kind: n/a (no $B/tests/unit/test_content)"
+fi
