@@ -282,8 +282,8 @@ void mb_content_subject(uint64_t seed, char *buf, size_t len)
 
 /* ---- kinds of content ---- */
 
-const char *const mb_content_kind_names[MB_CK_COUNT + 1] = {"text",  "rtf",   "html",  "office",
-							   "image", "bitmap", NULL};
+const char *const mb_content_kind_names[MB_CK_COUNT + 1] = {"text",  "rtf",    "html", "office",
+							    "image", "bitmap", NULL};
 #define kind_names mb_content_kind_names
 /* The file name extension of an attachment of each kind. */
 static const char *const kind_ext[MB_CK_COUNT] = {"txt", "rtf", "htm", "doc", "jpg", "bmp"};
@@ -486,13 +486,17 @@ static void fill_bitmap(uint64_t seed, char *buf, size_t len)
 				const struct bm_rect *q = &r[i];
 				if (x < q->x0 || x >= q->x1 || y < q->y0 || y >= q->y1)
 					continue;
-				bool edge = x == q->x0 || x == q->x1 - 1 || y == q->y0 || y == q->y1 - 1;
+				bool edge =
+				    x == q->x0 || x == q->x1 - 1 || y == q->y0 || y == q->y1 - 1;
 				uint64_t n = (edge || q->detail) ? mix(&s) : 0;
 				for (int k = 0; k < 3; k++) {
 					if (edge) /* anti-aliased: a blend of the two */
-						c[k] = (uint8_t)((c[k] * (n & 3) + q->c[k] * (4 - (n & 3))) / 4);
+						c[k] = (uint8_t)((c[k] * (n & 3) +
+								  q->c[k] * (4 - (n & 3))) /
+								 4);
 					else if (q->detail)
-						c[k] = (uint8_t)(q->c[k] + (int)((n >> (8 * k)) & 15) - 8);
+						c[k] = (uint8_t)(q->c[k] +
+								 (int)((n >> (8 * k)) & 15) - 8);
 					else
 						c[k] = q->c[k];
 				}
