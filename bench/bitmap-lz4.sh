@@ -39,30 +39,4 @@ for f in /usr/share/doc/valgrind/html/images/dh-tree.png \
 		{ echo "bitmap-lz4.sh: convert failed on $f" >&2; exit 3; }
 done
 [ "$n" -ge 3 ] || { echo "bitmap-lz4.sh: fewer than 3 of the images here" >&2; exit 77; }
-real=$(python3 - "$W"/*.bmp <<'PY'
-import math, subprocess, sys
-CH = 28 * 1024
-logs = []
-for fn in sys.argv[1:]:
-    data = open(fn, "rb").read()
-    raw = out = 0
-    for i in range(0, len(data), CH):
-        c = data[i:i + CH]
-        z = subprocess.run(["lz4", "-1", "-c", "-q", "-BD", "--no-frame-crc"], input=c,
-                           capture_output=True, check=True).stdout
-        raw += len(c)
-        out += min(max(len(z) - 15, 1), len(c))  # less the frame header; stored raw if larger
-    logs.append(math.log(raw / out))
-    print("%-32s %7d bytes  LZ4 %.2f:1 per 28 KB chunk" % (fn.split("/")[-1], len(data), raw / out),
-          file=sys.stderr)
-print("%.3f" % math.exp(sum(logs) / len(logs)))
-PY
-) || exit 3
-echo "real bitmaps ($n), geometric mean: ${real}:1"
-if [ -x "$B/tests/unit/test_content" ] || make -C "$B" tests/unit/test_content >/dev/null 2>&1; then
-	kind=$("$B/tests/unit/test_content" 2>&1 | sed -n 's/^bitmap *LZ4 ratio \([0-9.]*\).*/\1/p')
-	echo "mailbench bitmap kind (40 KB samples): ${kind}:1"
-	awk -v k="$kind" -v r="$real" 'BEGIN { printf "bitmap kind / real bitmaps: %.2fx\n", k / r }'
-else
-	echo "bitmap kind: n/a (no $B/tests/unit/test_content)"
-fi
+python3 "$(dirname "$0")/lz4-kind.py" bitmap "$B" --geometric "$W"/*.bmp || exit 3

@@ -19,5 +19,5 @@ EXTRA_DIST += bench/store-ops.sh bench/store-memory.sh bench/init-vs-fio.sh \
 # the load engine, the console and run, the storage test
 EXTRA_DIST += bench/load-density.sh bench/mpi-scaling.sh bench/console-cpu.sh bench/fidelity.sh \
 	bench/office-lz4.sh \
-	bench/bitmap-lz4.sh \
+	bench/bitmap-lz4.sh bench/lz4-kind.py \
 	bench/storage-vs-fio.sh

@@ -42,30 +42,5 @@ EOF
 (cd "$W" && HOME="$W" timeout 300 soffice --headless --convert-to doc small.txt medium.txt \
 	large.txt >/dev/null 2>&1 && HOME="$W" timeout 300 soffice --headless --convert-to xls \
 	sheet.csv >/dev/null 2>&1) || { echo "office-lz4.sh: soffice failed" >&2; exit 3; }
-real=$(python3 - "$W/small.doc" "$W/medium.doc" "$W/large.doc" "$W/sheet.xls" <<'EOF'
-import subprocess, sys
-CH = 28 * 1024
-rs = []
-for fn in sys.argv[1:]:
-    data = open(fn, "rb").read()
-    raw = out = 0
-    for i in range(0, len(data), CH):
-        c = data[i:i + CH]
-        z = subprocess.run(["lz4", "-1", "-c", "-q", "-BD", "--no-frame-crc"], input=c,
-                           capture_output=True, check=True).stdout
-        raw += len(c)
-        out += min(max(len(z) - 15, 1), len(c))  # less the frame header; stored raw if larger
-    rs.append(raw / out)
-    print("%-10s %7d bytes  LZ4 %.2f:1 per 28 KB chunk" % (fn.split("/")[-1], len(data), raw / out),
-          file=sys.stderr)
-print("%.3f" % (sum(rs) / len(rs)))
-EOF
-) || exit 3
-echo "real office files, mean: ${real}:1"
-if [ -x "$B/tests/unit/test_content" ] || make -C "$B" tests/unit/test_content >/dev/null 2>&1; then
-	kind=$("$B/tests/unit/test_content" 2>&1 | sed -n 's/^office *LZ4 ratio \([0-9.]*\).*/\1/p')
-	echo "mailbench office kind (40 KB samples): ${kind}:1"
-	awk -v k="$kind" -v r="$real" 'BEGIN { printf "office kind / real files: %.2fx\n", k / r }'
-else
-	echo "office kind: n/a (no $B/tests/unit/test_content)"
-fi
+python3 "$(dirname "$0")/lz4-kind.py" office "$B" "$W/small.doc" "$W/medium.doc" \
+	"$W/large.doc" "$W/sheet.xls" || exit 3

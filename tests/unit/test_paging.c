@@ -55,6 +55,16 @@ static uint32_t count(struct mb_client *c, uint64_t fid)
 	return r.u.folder.count;
 }
 
+/* SortTable of handle h on the delivery time, in order. */
+static void sort_op(struct mb_op *o, uint32_t h, uint8_t order)
+{
+	memset(o, 0, sizeof(*o));
+	o->code = MB_OP_SORT_TABLE;
+	o->u.sort_table.handle = h;
+	o->u.sort_table.n = 1;
+	o->u.sort_table.keys[0] = (struct mb_sort_key){MB_PR_DELIVERY_TIME, order};
+}
+
 /* Page the folder by k; every row once, ceil(n/k) calls (1 when empty).
  * order: -1 the table as opened, else a SortTable on delivery time in that
  * order first.  The message ids in the order seen go to out[0..n). */
@@ -73,12 +83,7 @@ static void page(struct mb_client *c, uint64_t fid, uint32_t n, uint32_t k, int 
 	opbatch_browse(ops, fid, h, cols, 2, MB_QR_F_RESTART, k);
 	uint16_t nops = 3;
 	if (order >= 0) {
-		memset(&ops[3], 0, sizeof(ops[3]));
-		ops[3].code = MB_OP_SORT_TABLE;
-		ops[3].u.sort_table.handle = h;
-		ops[3].u.sort_table.n = 1;
-		ops[3].u.sort_table.keys[0] =
-		    (struct mb_sort_key){MB_PR_DELIVERY_TIME, (uint8_t)order};
+		sort_op(&ops[3], h, (uint8_t)order);
 		nops = 4;
 	}
 	assert_int_equal(mb_client_call(c, ops, nops, &rep), 0);
@@ -228,11 +233,7 @@ static void test_sort_table(void **state)
 	g.u.get_table.fid = MB_FID(mb_client_mailbox(c), MB_FID_ROOT);
 	g.u.get_table.handle = 52;
 	assert_int_equal(storetest_one(c, &g, &gr), 0);
-	memset(&q, 0, sizeof(q));
-	q.code = MB_OP_SORT_TABLE;
-	q.u.sort_table.handle = 52;
-	q.u.sort_table.n = 1;
-	q.u.sort_table.keys[0] = (struct mb_sort_key){MB_PR_DELIVERY_TIME, MB_SORT_DESC};
+	sort_op(&q, 52, MB_SORT_DESC);
 	assert_int_equal(storetest_one(c, &q, &r), MB_ESTATE);
 	mb_client_destroy(c);
 }
