@@ -284,7 +284,6 @@ void mb_content_subject(uint64_t seed, char *buf, size_t len)
 
 const char *const mb_content_kind_names[MB_CK_COUNT + 1] = {"text",  "rtf",    "html", "office",
 							    "image", "bitmap", NULL};
-#define kind_names mb_content_kind_names
 /* The file name extension of an attachment of each kind. */
 static const char *const kind_ext[MB_CK_COUNT] = {"txt", "rtf", "htm", "doc", "jpg", "bmp"};
 
@@ -295,13 +294,13 @@ const char *mb_content_kind_ext(enum mb_content_kind k)
 
 const char *mb_content_kind_name(enum mb_content_kind k)
 {
-	return (int)k >= 0 && k < MB_CK_COUNT ? kind_names[k] : "?";
+	return (int)k >= 0 && k < MB_CK_COUNT ? mb_content_kind_names[k] : "?";
 }
 
 int mb_content_kind_parse(const char *name, enum mb_content_kind *out)
 {
 	for (int k = 0; k < MB_CK_COUNT; k++)
-		if (!strcmp(name, kind_names[k])) {
+		if (!strcmp(name, mb_content_kind_names[k])) {
 			*out = (enum mb_content_kind)k;
 			return 0;
 		}

@@ -46,7 +46,7 @@ int mb_content_body(uint64_t seed, size_t avg_bytes, char **out, size_t *len);
  *   bitmap  an uncompressed Windows bitmap of a drawing (BMP,
  *           24 bits: flat shapes, anti-aliased edges, some
  *           detailed areas; as small real drawings, diagrams
- *           and icons written as BMPs: 2.0-5.1:1, 3.8:1 mean)  3.8:1
+ *           and icons written as BMPs: 2.0-5.1:1, 3.8:1 mean)  3.9:1
  * Each is a pure function of (kind, seed, len).  The codes travel as
  * PR_ATTACH_KIND: new kinds go last. */
 enum mb_content_kind {

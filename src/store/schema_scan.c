@@ -22,23 +22,21 @@ static int scan_start(struct mb_cursor *c, uint32_t mailbox, uint32_t folder,
 		k_folder(hi, mailbox + 1, 0);
 	else
 		k_folder(hi, mailbox, folder + 1);
-	if (!pos->ascending) {
-		/* the index's order, (inv_time, mid) ascending, is newest first:
-		 * resume at the first key >= (inv_time, mid + 1) */
-		if (!pos->started)
-			return mb_cursor_range(c, lo, 8, hi, 8);
+	/* the index's order, (inv_time, mid) ascending, is newest first: newest
+	 * first resumes at the first key >= (inv_time, mid + 1), oldest first
+	 * backwards from the last key <= (inv_time, mid), the resume point
+	 * itself skipped */
+	if (pos->started)
 		mb_key_u64(mb_key_u64(at + k_folder(at, mailbox, folder), pos->inv_time),
-			   pos->mid + 1);
-		return mb_cursor_range(c, at, 24, hi, 8);
-	}
-	/* oldest first: backwards from the folder's last key, or from the last
-	 * key before (inv_time, mid) */
+			   pos->ascending ? pos->mid : pos->mid + 1);
+	if (!pos->ascending)
+		return pos->started ? mb_cursor_range(c, at, 24, hi, 8)
+				    : mb_cursor_range(c, lo, 8, hi, 8);
 	int rc = mb_cursor_range(c, lo, 8, hi, 8);
 	if (rc)
 		return rc;
 	if (!pos->started)
 		return mb_cursor_last(c);
-	mb_key_u64(mb_key_u64(at + k_folder(at, mailbox, folder), pos->inv_time), pos->mid);
 	rc = mb_cursor_seek_le(c, at, 24);
 	if (rc)
 		return rc;
