@@ -54,7 +54,10 @@ enum { PT_ZERO = 0, PT_HEADER = 1, PT_LEAF = 2, PT_INTERNAL = 3, PT_OVERFLOW = 4
 #define PG_DELTA_FROM 16 /* logged bytes start here */
 
 /* header page (page 0) fields after the common header */
-#define HP_MAGIC "MBDB0001"
+/* Format 2: the store's rows hold string properties as UTF-16LE (format 1,
+ * refused with its own message: UTF-8). */
+#define HP_MAGIC "MBDB0002"
+#define HP_MAGIC_V1 "MBDB0001"
 #define HP_OFF_MAGIC 32
 #define HP_OFF_PAGESIZE 40
 #define HP_OFF_PAGECOUNT 44

@@ -237,6 +237,7 @@ int db_open_file(struct mb_sg *sg, const char *name, uint32_t page_size, int fla
 	snprintf(db->path, pl, "%s/%s", sg->dir, name);
 
 	pthread_mutex_lock(&sg->lock);
+	sg->open_err[0] = '\0';
 	for (struct mb_db *d = sg->dbs; d; d = d->next) {
 		if (!strcmp(d->name, name)) {
 			pthread_mutex_unlock(&sg->lock);
@@ -268,8 +269,15 @@ int db_open_file(struct mb_sg *sg, const char *name, uint32_t page_size, int fla
 	}
 	if (r == 0) {
 		db->page_size = rd32(p + HP_OFF_PAGESIZE);
-		if (memcmp(p + HP_OFF_MAGIC, HP_MAGIC, 8) ||
-		    (db->page_size != 4096 && db->page_size != 8192 && db->page_size != 32768)) {
+		if (!memcmp(p + HP_OFF_MAGIC, HP_MAGIC_V1, 8)) {
+			r = db_seterr(
+			    db, MB_EUNSUPPORTED,
+			    "%s: written by an earlier mailbench (database format 1); run "
+			    "`mailbench init` on a new data directory",
+			    db->path);
+		} else if (memcmp(p + HP_OFF_MAGIC, HP_MAGIC, 8) ||
+			   (db->page_size != 4096 && db->page_size != 8192 &&
+			    db->page_size != 32768)) {
 			r = db_seterr(db, MB_ECORRUPT, "%s: not a mailbench database (bad header)",
 				      db->path);
 		}
@@ -289,6 +297,8 @@ int db_open_file(struct mb_sg *sg, const char *name, uint32_t page_size, int fla
 			cache_put(h);
 	}
 	if (r < 0) {
+		if (db->errmsg[0])
+			snprintf(sg->open_err, sizeof(sg->open_err), "%s", db->errmsg);
 		pthread_mutex_unlock(&sg->lock);
 		if (db->cf)
 			cache_file_remove(sg->cache, db->cf);
@@ -304,6 +314,13 @@ int db_open_file(struct mb_sg *sg, const char *name, uint32_t page_size, int fla
 	pthread_mutex_unlock(&sg->lock);
 	*out = db;
 	return 0;
+}
+
+void mb_sg_open_errmsg(struct mb_sg *sg, int rc, char *buf, size_t len)
+{
+	pthread_mutex_lock(&sg->lock);
+	snprintf(buf, len, "%s", sg->open_err[0] ? sg->open_err : mb_strerror(rc));
+	pthread_mutex_unlock(&sg->lock);
 }
 
 int mb_db_open(struct mb_sg *sg, const char *name, uint32_t page_size, int flags,

@@ -48,6 +48,172 @@ int mb_op_code_at(int index)
 	return op_infos[index].code;
 }
 
+/* ---- strings: UTF-8 in memory, UTF-16LE on the wire ---- */
+
+/* The code point at s[*i], stepping *i past it; -1 for bytes that are not
+ * UTF-8 (a stray or missing continuation byte, an overlong form, a
+ * surrogate, above U+10FFFF). */
+static int32_t utf8_next(const uint8_t *s, uint32_t len, uint32_t *i)
+{
+	uint8_t c = s[*i];
+	uint32_t n;
+	int32_t cp, min;
+	if (c < 0x80) {
+		(*i)++;
+		return c;
+	}
+	if ((c & 0xE0) == 0xC0) {
+		n = 1, cp = c & 0x1F, min = 0x80;
+	} else if ((c & 0xF0) == 0xE0) {
+		n = 2, cp = c & 0x0F, min = 0x800;
+	} else if ((c & 0xF8) == 0xF0) {
+		n = 3, cp = c & 0x07, min = 0x10000;
+	} else {
+		return -1;
+	}
+	if (len - *i <= n)
+		return -1;
+	for (uint32_t k = 1; k <= n; k++) {
+		uint8_t d = s[*i + k];
+		if ((d & 0xC0) != 0x80)
+			return -1;
+		cp = (cp << 6) | (d & 0x3F);
+	}
+	if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+		return -1;
+	*i += n + 1;
+	return cp;
+}
+
+/* Bytes of s in UTF-16, or SIZE_MAX when s is not UTF-8. */
+static size_t utf16_bytes(struct mb_bytes s)
+{
+	size_t n = 0;
+	for (uint32_t i = 0; i < s.len;) {
+		int32_t cp = utf8_next(s.p, s.len, &i);
+		if (cp < 0)
+			return SIZE_MAX;
+		n += cp >= 0x10000 ? 4 : 2;
+	}
+	return n;
+}
+
+void mb__w_ustr(struct wr *w, struct mb_bytes s)
+{
+	size_t n = utf16_bytes(s);
+	if (n == SIZE_MAX) {
+		w_fail(w, MB_EINVAL);
+		return;
+	}
+	if (n > UINT32_MAX) {
+		w_fail(w, MB_ETOOBIG);
+		return;
+	}
+	w_u32(w, (uint32_t)n);
+	uint8_t t[256];
+	size_t k = 0;
+	for (uint32_t i = 0; i < s.len;) {
+		int32_t cp = utf8_next(s.p, s.len, &i);
+		if (cp >= 0x10000) {
+			cp -= 0x10000;
+			put16(t + k, (uint16_t)(0xD800 + (cp >> 10)));
+			put16(t + k + 2, (uint16_t)(0xDC00 + (cp & 0x3FF)));
+			k += 4;
+		} else {
+			put16(t + k, (uint16_t)cp);
+			k += 2;
+		}
+		if (k > sizeof(t) - 4) {
+			w_bytes(w, t, k);
+			k = 0;
+		}
+	}
+	w_bytes(w, t, k);
+}
+
+/* The code point of the UTF-16LE unit(s) at p[*i] (of n bytes), stepping
+ * *i past them; -1 for an unpaired surrogate. */
+static int32_t utf16_next(const uint8_t *p, uint32_t n, uint32_t *i)
+{
+	int32_t u = get16(p + *i);
+	*i += 2;
+	if (u < 0xD800 || u > 0xDFFF)
+		return u;
+	if (u > 0xDBFF || n - *i < 2)
+		return -1;
+	int32_t lo = get16(p + *i);
+	if (lo < 0xDC00 || lo > 0xDFFF)
+		return -1;
+	*i += 2;
+	return 0x10000 + ((u - 0xD800) << 10) + (lo - 0xDC00);
+}
+
+static size_t utf8_put(uint8_t *o, int32_t cp)
+{
+	if (cp < 0x80) {
+		o[0] = (uint8_t)cp;
+		return 1;
+	}
+	if (cp < 0x800) {
+		o[0] = (uint8_t)(0xC0 | (cp >> 6));
+		o[1] = (uint8_t)(0x80 | (cp & 0x3F));
+		return 2;
+	}
+	if (cp < 0x10000) {
+		o[0] = (uint8_t)(0xE0 | (cp >> 12));
+		o[1] = (uint8_t)(0x80 | ((cp >> 6) & 0x3F));
+		o[2] = (uint8_t)(0x80 | (cp & 0x3F));
+		return 3;
+	}
+	o[0] = (uint8_t)(0xF0 | (cp >> 18));
+	o[1] = (uint8_t)(0x80 | ((cp >> 12) & 0x3F));
+	o[2] = (uint8_t)(0x80 | ((cp >> 6) & 0x3F));
+	o[3] = (uint8_t)(0x80 | (cp & 0x3F));
+	return 4;
+}
+
+struct mb_bytes mb__r_ustr(struct rd *r)
+{
+	static const uint8_t empty[1];
+	struct mb_bytes none = {NULL, 0};
+	uint32_t n = r_u32(r);
+	if (!r->err && (n & 1))
+		r->err = MB_EPROTO;
+	const uint8_t *p = r_take(r, n);
+	if (!p)
+		return none;
+	/* first pass: validate and size; second: convert */
+	size_t out = 0;
+	uint8_t tmp[4];
+	for (uint32_t i = 0; i < n;) {
+		int32_t cp = utf16_next(p, n, &i);
+		if (cp < 0) {
+			r->err = MB_EPROTO;
+			return none;
+		}
+		out += utf8_put(tmp, cp);
+	}
+	if (out == 0)
+		return (struct mb_bytes){empty, 0};
+	uint8_t *o = mb_arena_alloc(r->a, out);
+	if (!o) {
+		r->err = MB_ETOOBIG;
+		return none;
+	}
+	size_t k = 0;
+	for (uint32_t i = 0; i < n;)
+		k += utf8_put(o + k, utf16_next(p, n, &i));
+	return (struct mb_bytes){o, (uint32_t)k};
+}
+
+/* A string's bytes on the wire (not UTF-8: its length twice, an estimate;
+ * the encoder refuses it). */
+static size_t ustr_wire(struct mb_bytes s)
+{
+	size_t n = utf16_bytes(s);
+	return n == SIZE_MAX ? 2 * (size_t)s.len : n;
+}
+
 size_t mb_prop_wire_size(const struct mb_prop *p)
 {
 	switch (MB_PTAG_TYPE(p->tag)) {
@@ -60,12 +226,13 @@ size_t mb_prop_wire_size(const struct mb_prop *p)
 	case MB_PT_TIME:
 		return 12;
 	case MB_PT_STRING:
+		return 8 + ustr_wire(p->v.b);
 	case MB_PT_BINARY:
 		return 8 + (size_t)p->v.b.len;
 	case MB_PT_MV_STRING: {
 		size_t s = 6;
 		for (uint16_t i = 0; i < p->v.mv.n; i++)
-			s += 4 + (size_t)p->v.mv.v[i].len;
+			s += 4 + ustr_wire(p->v.mv.v[i]);
 		return s;
 	}
 	}

@@ -159,10 +159,10 @@ enum mb_ptype {
 	MB_PT_ERROR = 0x000A, /* value: i32 MB_E* code (property missing) */
 	MB_PT_BOOL = 0x000B,
 	MB_PT_I64 = 0x0014,
-	MB_PT_STRING = 0x001F,	  /* UTF-8, u32 length */
+	MB_PT_STRING = 0x001F,	  /* UTF-8 here, UTF-16LE on the wire: u32 length */
 	MB_PT_TIME = 0x0040,	  /* i64 milliseconds since the Unix epoch */
 	MB_PT_BINARY = 0x0102,	  /* u32 length */
-	MB_PT_MV_STRING = 0x101F, /* u16 count, then count x (u32 len, bytes) */
+	MB_PT_MV_STRING = 0x101F, /* u16 count, then count x (u32 len, UTF-16LE) */
 };
 #define MB_PTAG(id, type) (((uint32_t)(id) << 16) | (uint32_t)(type))
 #define MB_PTAG_TYPE(tag) ((uint16_t)((tag)&0xFFFFu))
@@ -183,7 +183,9 @@ enum mb_ptype {
 #define MB_PR_OBJECT_TYPE MB_PTAG(0x0FFE, MB_PT_I32)	    /* 6 user, 8 list */
 #define MB_PR_ATTACH_DATA_BIN MB_PTAG(0x3701, MB_PT_BINARY) /* stream */
 #define MB_PR_ATTACH_FILENAME MB_PTAG(0x3704, MB_PT_STRING)
-#define MB_PR_BODY MB_PTAG(0x1000, MB_PT_STRING) /* long value */
+/* The body's bytes in its own format (text, RTF or HTML): binary, as
+ * Outlook's PR_RTF_COMPRESSED and PR_HTML are, so not UTF-16; a long value. */
+#define MB_PR_BODY MB_PTAG(0x1000, MB_PT_BINARY)
 #define MB_PR_DISPLAY_NAME MB_PTAG(0x3001, MB_PT_STRING)
 #define MB_PR_EMAIL_ADDRESS MB_PTAG(0x3003, MB_PT_STRING)
 #define MB_PR_CONTENT_COUNT MB_PTAG(0x3602, MB_PT_I32)

@@ -95,6 +95,10 @@ static inline void w_lstr(struct wr *w, struct mb_bytes s)
 	w_u32(w, s.len);
 	w_bytes(w, s.p, s.len);
 }
+/* A string property's value: UTF-8 in memory, on the wire `u32 len` +
+ * len bytes of UTF-16LE (PtypString, MS-OXCDATA 2.11.1). Not valid UTF-8:
+ * MB_EINVAL (proto.c). */
+void mb__w_ustr(struct wr *w, struct mb_bytes s);
 
 /* Reserve a u32 length slot; returns its offset from the buffer start. */
 static inline size_t w_len_slot(struct wr *w)
@@ -131,6 +135,8 @@ static inline void w_prop(struct wr *w, const struct mb_prop *p)
 		w_u64(w, (uint64_t)p->v.i);
 		break;
 	case MB_PT_STRING:
+		mb__w_ustr(w, p->v.b);
+		break;
 	case MB_PT_BINARY:
 		w_lstr(w, p->v.b);
 		break;
@@ -141,7 +147,7 @@ static inline void w_prop(struct wr *w, const struct mb_prop *p)
 		}
 		w_u16(w, p->v.mv.n);
 		for (uint16_t i = 0; i < p->v.mv.n; i++)
-			w_lstr(w, p->v.mv.v[i]);
+			mb__w_ustr(w, p->v.mv.v[i]);
 		break;
 	default:
 		w_fail(w, MB_EINVAL);
@@ -250,6 +256,9 @@ static inline struct mb_bytes r_lstr(struct rd *r)
 	uint32_t n = r_u32(r);
 	return r_span(r, n);
 }
+/* A string property's value (see mb__w_ustr), converted to UTF-8 in the
+ * reader's arena: an odd length or an unpaired surrogate is MB_EPROTO. */
+struct mb_bytes mb__r_ustr(struct rd *r);
 /* Allocate count elements of size sz after checking count <= max and that
  * count x min_wire bytes remain. */
 static inline void *r_array(struct rd *r, uint32_t count, uint32_t max, size_t min_wire, size_t sz)
@@ -290,6 +299,8 @@ static inline void r_prop(struct rd *r, struct mb_prop *p)
 		p->v.i = (int64_t)r_u64(r);
 		break;
 	case MB_PT_STRING:
+		p->v.b = mb__r_ustr(r);
+		break;
 	case MB_PT_BINARY:
 		p->v.b = r_lstr(r);
 		break;
@@ -300,7 +311,7 @@ static inline void r_prop(struct rd *r, struct mb_prop *p)
 			return;
 		p->v.mv.n = n;
 		for (uint16_t i = 0; i < n && !r->err; i++)
-			p->v.mv.v[i] = r_lstr(r);
+			p->v.mv.v[i] = mb__r_ustr(r);
 		break;
 	}
 	default:

@@ -182,8 +182,13 @@ int mb_ackcheck_run(const char *data_dir, const char *ack_log,
 			struct mb_db *d = NULL;
 			struct mb_schema *s = NULL;
 			rc = mb_db_open(g, name, 0, 0, &d);
-			if (rc == 0)
-				rc = mb_schema_open(d, false, &s);
+			if (rc != 0) {
+				char why[512];
+				mb_sg_open_errmsg(g, rc, why, sizeof(why));
+				snprintf(err, errlen, "cannot open: %s", why);
+				break;
+			}
+			rc = mb_schema_open(d, false, &s);
 			if (rc != 0) {
 				snprintf(err, errlen, "%s/%s: cannot open: %s", dir, name,
 					 mb_strerror(rc));

@@ -57,9 +57,14 @@ int mb__groups_open_db(struct mb_store *st, struct dbw *w, char *err, size_t err
 		rc = mb_schema_open(w->db, false, &w->schema);
 	if (!rc && !w->tmp)
 		rc = mb_buf_create(1 << 16, &w->tmp);
-	if (rc)
+	if (rc && w->db)
 		snprintf(err, errlen, "%s/sg%d/%s: cannot open: %s (%s)", st->o.data, w->sg, name,
-			 w->db ? mb_db_errmsg(w->db) : mb_strerror(rc), mb_errname(rc));
+			 mb_db_errmsg(w->db), mb_errname(rc));
+	else if (rc) {
+		char why[512];
+		mb_sg_open_errmsg(st->sgs[w->sg - 1], rc, why, sizeof(why));
+		snprintf(err, errlen, "cannot open: %s (%s)", why, mb_errname(rc));
+	}
 	return rc;
 }
 

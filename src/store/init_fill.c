@@ -307,7 +307,9 @@ void *mb__init_sg_worker(void *arg)
 		snprintf(name, sizeof(name), "db%02d.mdb", d);
 		rc = mb_db_open(sg, name, (uint32_t)c->page_size, MB_DB_CREATE, &db);
 		if (rc) {
-			set_error(c, "cannot open database %s: %s", name, rc);
+			char why[512];
+			mb_sg_open_errmsg(sg, rc, why, sizeof(why));
+			set_error(c, "cannot open database %s (%s)", why, rc);
 			break;
 		}
 		rc = mb_schema_open(db, true, &s);

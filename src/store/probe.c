@@ -78,10 +78,15 @@ int mb_store_probe_open(const char *data, struct mb_store_probe **out, char *err
 	for (int d = 1; d <= p->ndb && !rc; d++) {
 		char name[32];
 		snprintf(name, sizeof(name), "db%02d.mdb", d);
-		rc = mb_db_open(p->sgs[mb_topology_db_sg(p->topo, d) - 1], name, 0, 0,
-				&p->dbs[d - 1]);
-		if (!rc)
-			rc = mb_schema_open(p->dbs[d - 1], false, &p->schemas[d - 1]);
+		struct mb_sg *sg = p->sgs[mb_topology_db_sg(p->topo, d) - 1];
+		rc = mb_db_open(sg, name, 0, 0, &p->dbs[d - 1]);
+		if (rc) {
+			char why[512];
+			mb_sg_open_errmsg(sg, rc, why, sizeof(why));
+			snprintf(err, errlen, "%s: %s: %s", data, name, why);
+			break;
+		}
+		rc = mb_schema_open(p->dbs[d - 1], false, &p->schemas[d - 1]);
 		if (rc)
 			snprintf(err, errlen, "%s: %s: %s", data, name, mb_strerror(rc));
 	}

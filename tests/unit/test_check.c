@@ -4,7 +4,8 @@
  * file and page; keys out of order (with a valid checksum) are reported
  * naming the tree and page; a wrong free-page count and a leaked page are
  * reported; a page read through the engine with a bad checksum gives
- * MB_ECORRUPT, never data. */
+ * MB_ECORRUPT, never data; a database of an earlier format is refused
+ * by name. */
 #include "config.h"
 
 #include <fcntl.h>
@@ -197,10 +198,55 @@ static void test_clean_and_corrupt(void **state)
 	free(data);
 }
 
+/* A database of the earlier format (1: the store's rows held UTF-8
+ * strings) is refused at open with a message naming the file and the
+ * format (MB_EUNSUPPORTED); a header that is not mailbench's at all is
+ * MB_ECORRUPT, "not a mailbench database". */
+static void test_earlier_format(void **state)
+{
+	(void)state;
+	char *data = dbt_tmpdir();
+	char g[4200], path[4300];
+	snprintf(g, sizeof(g), "%s/sg1", data);
+	make_group(g, 1);
+	snprintf(path, sizeof(path), "%s/db01.mdb", g);
+	static const struct {
+		const char *magic;
+		int rc;
+		const char *says;
+	} cases[] = {
+	    {HP_MAGIC_V1, MB_EUNSUPPORTED, "written by an earlier mailbench (database format 1)"},
+	    {"NOTMBDB!", MB_ECORRUPT, "not a mailbench database"},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		uint8_t p[PS];
+		rw_page(path, 0, p, false);
+		memcpy(p + HP_OFF_MAGIC, cases[i].magic, 8);
+		rw_page(path, 0, p, true);
+		struct mb_sg_options o;
+		mb_sg_options_init(&o);
+		o.dir = g;
+		o.cache_mb = 4;
+		struct mb_sg *sg;
+		struct mb_db *db = NULL;
+		char why[512];
+		assert_int_equal(mb_sg_open(&o, &sg), 0);
+		assert_int_equal(mb_db_open(sg, "db01.mdb", 0, 0, &db), cases[i].rc);
+		assert_null(db);
+		mb_sg_open_errmsg(sg, cases[i].rc, why, sizeof(why));
+		assert_non_null(strstr(why, cases[i].says));
+		assert_non_null(strstr(why, path));
+		assert_int_equal(mb_sg_close(sg), 0);
+	}
+	dbt_rmrf(data);
+	free(data);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_clean_and_corrupt),
+	    cmocka_unit_test(test_earlier_format),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

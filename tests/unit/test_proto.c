@@ -705,6 +705,87 @@ static void test_partial_stream(void **state)
 	mb_buf_destroy(rx);
 }
 
+/* String properties: UTF-8 in memory, UTF-16LE on the wire (PtypString,
+ * MS-OXCDATA 2.11.1): ASCII, two- three- and four-byte characters round-trip
+ * (the last as a surrogate pair), mb_prop_wire_size is the encoded size,
+ * binary values stay bytes; UTF-8 that is not valid is refused when
+ * encoding, UTF-16 that is not (an odd length, an unpaired surrogate) when
+ * decoding. */
+static void test_unicode_strings(void **state)
+{
+	(void)state;
+	struct mb_buf *b;
+	struct mb_arena *a;
+	assert_int_equal(mb_buf_create(0, &b), 0);
+	assert_int_equal(mb_arena_create(1 << 16, &a), 0);
+
+	static const char *texts[] = {"", "A", "caf\xc3\xa9 \xe2\x82\xac 5", "\xf0\x9f\x98\x80!"};
+	static const size_t units[] = {0, 1, 8, 3};
+	for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
+		struct mb_bytes two[2] = {mb_str(texts[i]), mb_str("x")};
+		struct mb_prop in[3];
+		in[0] = mb_prop_str(MB_PR_SUBJECT, texts[i]);
+		memset(&in[1], 0, sizeof(in[1]));
+		in[1].tag = MB_PR_RECIPIENTS;
+		in[1].v.mv.n = 2;
+		in[1].v.mv.v = two;
+		in[2] = mb_prop_str(MB_PR_BODY, texts[i]);
+		assert_int_equal(mb_prop_wire_size(&in[0]), 8 + 2 * units[i]);
+		assert_int_equal(mb_prop_wire_size(&in[1]), 6 + 4 + 2 * units[i] + 4 + 2);
+		assert_int_equal(mb_prop_wire_size(&in[2]), 8 + strlen(texts[i]));
+		mb_buf_reset(b);
+		assert_int_equal(mb_props_encode(b, in, 3), 0);
+		size_t want = 2;
+		for (int k = 0; k < 3; k++)
+			want += mb_prop_wire_size(&in[k]);
+		assert_int_equal(mb_buf_len(b), want);
+		const uint8_t *w = mb_buf_data(b);
+		if (i == 1) /* "A": u32 2, then 0x41 0x00 */
+			assert_memory_equal(w + 2 + 4, "\x02\x00\x00\x00\x41\x00", 6);
+		if (i == 3) /* U+1F600: D83D DE00 */
+			assert_memory_equal(w + 2 + 8, "\x3d\xd8\x00\xde\x21\x00", 6);
+		struct mb_prop *out;
+		uint16_t n;
+		mb_arena_reset(a);
+		assert_int_equal(mb_props_decode(w, mb_buf_len(b), a, &out, &n), 0);
+		assert_int_equal(n, 3);
+		assert_props_eq(in, out, 3);
+	}
+
+	static const char *bad8[] = {"\xc0\x80",	 "\x80",
+				     "\xed\xa0\x80",	 "ok\xe2\x82",
+				     "\xf4\x90\x80\x80", "\xf8\x88\x80\x80\x80",
+				     "\xe0\x80\xaf"};
+	for (size_t i = 0; i < sizeof(bad8) / sizeof(bad8[0]); i++) {
+		struct mb_prop p = mb_prop_str(MB_PR_SUBJECT, bad8[i]);
+		mb_buf_reset(b);
+		assert_int_equal(mb_props_encode(b, &p, 1), MB_EINVAL);
+	}
+
+	/* count 1, PR_SUBJECT, then each value */
+	static const struct {
+		uint8_t len;
+		uint8_t v[6];
+	} bad16[] = {
+	    {3, {0x41, 0x00, 0x42}},		       /* odd length */
+	    {2, {0x3d, 0xd8}},			       /* high surrogate, then the end */
+	    {2, {0x00, 0xde}},			       /* low surrogate alone */
+	    {4, {0x3d, 0xd8, 0x41, 0x00}},	       /* high surrogate, then not a low one */
+	    {6, {0x41, 0x00, 0x3d, 0xd8, 0x3d, 0xd8}}, /* two high surrogates */
+	};
+	for (size_t i = 0; i < sizeof(bad16) / sizeof(bad16[0]); i++) {
+		uint8_t f[2 + 4 + 4 + 6] = {1, 0, 0x1F, 0x00, 0x37, 0x00, bad16[i].len, 0, 0, 0};
+		memcpy(f + 10, bad16[i].v, bad16[i].len);
+		struct mb_prop *out;
+		uint16_t n;
+		mb_arena_reset(a);
+		assert_int_equal(mb_props_decode(f, 10 + (size_t)bad16[i].len, a, &out, &n),
+				 MB_EPROTO);
+	}
+	mb_arena_destroy(a);
+	mb_buf_destroy(b);
+}
+
 int main(void)
 {
 	init_props();
@@ -713,6 +794,7 @@ int main(void)
 	    cmocka_unit_test(test_reply_every_op),   cmocka_unit_test(test_notify_and_error),
 	    cmocka_unit_test(test_malformed_frames), cmocka_unit_test(test_bad_payloads),
 	    cmocka_unit_test(test_partial_stream),   cmocka_unit_test(test_idset),
+	    cmocka_unit_test(test_unicode_strings),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
