@@ -121,8 +121,8 @@ for sc in online cached; do
 done
 t1=$(mine "$W/online-on.json" db_transfers_per_s)
 t2=$(mine "$W/online-cache2.json" db_transfers_per_s)
-echo "  online: twice the cache ($(jq -r '.parameters.cache_mb * 100 | round / 100' "$W/online-on.json") ->" \
-	"$(jq -r '.parameters.cache_mb * 100 | round / 100' "$W/online-cache2.json") MiB):" \
+mib() { jq -r '.parameters.cache_mb * 100 | round / 100' "$1"; } # a run's cache, rounded
+echo "  online: twice the cache ($(mib "$W/online-on.json") -> $(mib "$W/online-cache2.json") MiB):" \
 	"disk transfers per UE x$(ratio "$t2" "$t1") (published: fewer)"
 # per operation too: a saturated run does less work per UE
 p1=$(ratio "$t1" "$(mine "$W/online-on.json" rpc_ops_per_s)")

@@ -28,9 +28,8 @@ struct mb_sg {
 	struct mb_log *log;
 	int lockfd;
 	bool direct;
-	pthread_mutex_t lock; /* dbs list, open_err */
+	pthread_mutex_t lock; /* dbs list */
 	struct mb_db *dbs;
-	char open_err[512]; /* why the last mb_db_open that failed failed ("" none) */
 	pthread_mutex_t ckpt_lock;
 	_Atomic uint64_t redo_started; /* redo point of the newest checkpoint begun */
 	pthread_t ckthr;

@@ -211,9 +211,14 @@ static int db_create_file(struct mb_sg *sg, const char *path, uint32_t ps)
 	return r;
 }
 
+/* Why this thread's last db_open_file failed, when it said ("" otherwise):
+ * per thread, as errno, since the failed open leaves no mb_db to ask. */
+static _Thread_local char open_err[512];
+
 int db_open_file(struct mb_sg *sg, const char *name, uint32_t page_size, int flags, bool recovery,
 		 struct mb_db **out)
 {
+	open_err[0] = '\0';
 	if (!name || !*name || strchr(name, '/') || strlen(name) > 200)
 		return MB_EINVAL;
 	if (page_size == 0)
@@ -237,7 +242,6 @@ int db_open_file(struct mb_sg *sg, const char *name, uint32_t page_size, int fla
 	snprintf(db->path, pl, "%s/%s", sg->dir, name);
 
 	pthread_mutex_lock(&sg->lock);
-	sg->open_err[0] = '\0';
 	for (struct mb_db *d = sg->dbs; d; d = d->next) {
 		if (!strcmp(d->name, name)) {
 			pthread_mutex_unlock(&sg->lock);
@@ -297,8 +301,7 @@ int db_open_file(struct mb_sg *sg, const char *name, uint32_t page_size, int fla
 			cache_put(h);
 	}
 	if (r < 0) {
-		if (db->errmsg[0])
-			snprintf(sg->open_err, sizeof(sg->open_err), "%s", db->errmsg);
+		snprintf(open_err, sizeof(open_err), "%s", db->errmsg);
 		pthread_mutex_unlock(&sg->lock);
 		if (db->cf)
 			cache_file_remove(sg->cache, db->cf);
@@ -316,11 +319,9 @@ int db_open_file(struct mb_sg *sg, const char *name, uint32_t page_size, int fla
 	return 0;
 }
 
-void mb_sg_open_errmsg(struct mb_sg *sg, int rc, char *buf, size_t len)
+void mb_db_open_errmsg(int rc, char *buf, size_t len)
 {
-	pthread_mutex_lock(&sg->lock);
-	snprintf(buf, len, "%s", sg->open_err[0] ? sg->open_err : mb_strerror(rc));
-	pthread_mutex_unlock(&sg->lock);
+	snprintf(buf, len, "%s", open_err[0] ? open_err : mb_strerror(rc));
 }
 
 int mb_db_open(struct mb_sg *sg, const char *name, uint32_t page_size, int flags,

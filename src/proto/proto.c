@@ -85,35 +85,18 @@ static int32_t utf8_next(const uint8_t *s, uint32_t len, uint32_t *i)
 	return cp;
 }
 
-/* Bytes of s in UTF-16, or SIZE_MAX when s is not UTF-8. */
-static size_t utf16_bytes(struct mb_bytes s)
-{
-	size_t n = 0;
-	for (uint32_t i = 0; i < s.len;) {
-		int32_t cp = utf8_next(s.p, s.len, &i);
-		if (cp < 0)
-			return SIZE_MAX;
-		n += cp >= 0x10000 ? 4 : 2;
-	}
-	return n;
-}
-
+/* One pass: the length slot is filled in after the conversion. */
 void mb__w_ustr(struct wr *w, struct mb_bytes s)
 {
-	size_t n = utf16_bytes(s);
-	if (n == SIZE_MAX) {
-		w_fail(w, MB_EINVAL);
-		return;
-	}
-	if (n > UINT32_MAX) {
-		w_fail(w, MB_ETOOBIG);
-		return;
-	}
-	w_u32(w, (uint32_t)n);
+	size_t at = w_len_slot(w);
 	uint8_t t[256];
 	size_t k = 0;
 	for (uint32_t i = 0; i < s.len;) {
 		int32_t cp = utf8_next(s.p, s.len, &i);
+		if (cp < 0) {
+			w_fail(w, MB_EINVAL);
+			return;
+		}
 		if (cp >= 0x10000) {
 			cp -= 0x10000;
 			put16(t + k, (uint16_t)(0xD800 + (cp >> 10)));
@@ -129,6 +112,7 @@ void mb__w_ustr(struct wr *w, struct mb_bytes s)
 		}
 	}
 	w_bytes(w, t, k);
+	w_len_fill(w, at);
 }
 
 /* The code point of the UTF-16LE unit(s) at p[*i] (of n bytes), stepping
@@ -147,6 +131,8 @@ static int32_t utf16_next(const uint8_t *p, uint32_t n, uint32_t *i)
 	*i += 2;
 	return 0x10000 + ((u - 0xD800) << 10) + (lo - 0xDC00);
 }
+
+static size_t utf8_len(int32_t cp) { return cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4; }
 
 static size_t utf8_put(uint8_t *o, int32_t cp)
 {
@@ -184,14 +170,13 @@ struct mb_bytes mb__r_ustr(struct rd *r)
 		return none;
 	/* first pass: validate and size; second: convert */
 	size_t out = 0;
-	uint8_t tmp[4];
 	for (uint32_t i = 0; i < n;) {
 		int32_t cp = utf16_next(p, n, &i);
 		if (cp < 0) {
 			r->err = MB_EPROTO;
 			return none;
 		}
-		out += utf8_put(tmp, cp);
+		out += utf8_len(cp);
 	}
 	if (out == 0)
 		return (struct mb_bytes){empty, 0};
@@ -206,12 +191,18 @@ struct mb_bytes mb__r_ustr(struct rd *r)
 	return (struct mb_bytes){o, (uint32_t)k};
 }
 
-/* A string's bytes on the wire (not UTF-8: its length twice, an estimate;
- * the encoder refuses it). */
+/* A string's bytes on the wire, UTF-16 (not UTF-8: its length twice, an
+ * estimate; the encoder refuses it). */
 static size_t ustr_wire(struct mb_bytes s)
 {
-	size_t n = utf16_bytes(s);
-	return n == SIZE_MAX ? 2 * (size_t)s.len : n;
+	size_t n = 0;
+	for (uint32_t i = 0; i < s.len;) {
+		int32_t cp = utf8_next(s.p, s.len, &i);
+		if (cp < 0)
+			return 2 * (size_t)s.len;
+		n += cp >= 0x10000 ? 4 : 2;
+	}
+	return n;
 }
 
 size_t mb_prop_wire_size(const struct mb_prop *p)

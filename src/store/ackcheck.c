@@ -184,7 +184,7 @@ int mb_ackcheck_run(const char *data_dir, const char *ack_log,
 			rc = mb_db_open(g, name, 0, 0, &d);
 			if (rc != 0) {
 				char why[512];
-				mb_sg_open_errmsg(g, rc, why, sizeof(why));
+				mb_db_open_errmsg(rc, why, sizeof(why));
 				snprintf(err, errlen, "cannot open: %s", why);
 				break;
 			}

@@ -62,7 +62,7 @@ int mb__groups_open_db(struct mb_store *st, struct dbw *w, char *err, size_t err
 			 mb_db_errmsg(w->db), mb_errname(rc));
 	else if (rc) {
 		char why[512];
-		mb_sg_open_errmsg(st->sgs[w->sg - 1], rc, why, sizeof(why));
+		mb_db_open_errmsg(rc, why, sizeof(why));
 		snprintf(err, errlen, "cannot open: %s (%s)", why, mb_errname(rc));
 	}
 	return rc;

@@ -308,7 +308,7 @@ void *mb__init_sg_worker(void *arg)
 		rc = mb_db_open(sg, name, (uint32_t)c->page_size, MB_DB_CREATE, &db);
 		if (rc) {
 			char why[512];
-			mb_sg_open_errmsg(sg, rc, why, sizeof(why));
+			mb_db_open_errmsg(rc, why, sizeof(why));
 			set_error(c, "cannot open database %s (%s)", why, rc);
 			break;
 		}

@@ -82,7 +82,7 @@ int mb_store_probe_open(const char *data, struct mb_store_probe **out, char *err
 		rc = mb_db_open(sg, name, 0, 0, &p->dbs[d - 1]);
 		if (rc) {
 			char why[512];
-			mb_sg_open_errmsg(sg, rc, why, sizeof(why));
+			mb_db_open_errmsg(rc, why, sizeof(why));
 			snprintf(err, errlen, "%s: %s: %s", data, name, why);
 			break;
 		}

@@ -233,7 +233,7 @@ static void test_earlier_format(void **state)
 		assert_int_equal(mb_sg_open(&o, &sg), 0);
 		assert_int_equal(mb_db_open(sg, "db01.mdb", 0, 0, &db), cases[i].rc);
 		assert_null(db);
-		mb_sg_open_errmsg(sg, cases[i].rc, why, sizeof(why));
+		mb_db_open_errmsg(cases[i].rc, why, sizeof(why));
 		assert_non_null(strstr(why, cases[i].says));
 		assert_non_null(strstr(why, path));
 		assert_int_equal(mb_sg_close(sg), 0);
