@@ -519,9 +519,11 @@ static int check_group(const char *dir, const char *log_dir, uint32_t cache_mb, 
 	for (size_t i = 0; i < n; i++) {
 		struct mb_db *db;
 		r = mb_db_open(sg, names[i], 0, 0, &db);
-		if (r < 0)
-			report_line(cb, arg, rep, "%s/%s: cannot open: %s", dir, names[i],
-				    mb_strerror(r));
+		if (r < 0) {
+			char why[512];
+			mb_db_open_errmsg(r, why, sizeof(why));
+			report_line(cb, arg, rep, "cannot open: %s", why);
+		}
 		free(names[i]);
 	}
 	free(names);

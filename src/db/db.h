@@ -215,7 +215,8 @@ int mb_sg_error(const struct mb_sg *sg);
  * db03.mdb page 17" ("" when in service). */
 void mb_sg_error_what(const struct mb_sg *sg, char *buf, size_t len);
 /* Why this thread's last mb_db_open failed (rc), naming the file (e.g. a
- * database of an earlier format), or mb_strerror(rc) when it gave no reason. */
+ * database of an earlier format), or mb_strerror(rc) when it failed before
+ * it had a file (a bad name, no memory). */
 void mb_db_open_errmsg(int rc, char *buf, size_t len);
 struct mb_io *mb_sg_io(struct mb_sg *sg);
 struct mb_cache *mb_sg_cache(struct mb_sg *sg);

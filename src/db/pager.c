@@ -211,8 +211,9 @@ static int db_create_file(struct mb_sg *sg, const char *path, uint32_t ps)
 	return r;
 }
 
-/* Why this thread's last db_open_file failed, when it said ("" otherwise):
- * per thread, as errno, since the failed open leaves no mb_db to ask. */
+/* Why this thread's last db_open_file failed, naming the file ("" when it
+ * failed before it had one): per thread, as errno, since the failed open
+ * leaves no mb_db to ask. */
 static _Thread_local char open_err[512];
 
 int db_open_file(struct mb_sg *sg, const char *name, uint32_t page_size, int flags, bool recovery,
@@ -301,7 +302,10 @@ int db_open_file(struct mb_sg *sg, const char *name, uint32_t page_size, int fla
 			cache_put(h);
 	}
 	if (r < 0) {
-		snprintf(open_err, sizeof(open_err), "%s", db->errmsg);
+		if (db->errmsg[0])
+			snprintf(open_err, sizeof(open_err), "%s", db->errmsg);
+		else
+			snprintf(open_err, sizeof(open_err), "%s: %s", db->path, mb_strerror(r));
 		pthread_mutex_unlock(&sg->lock);
 		if (db->cf)
 			cache_file_remove(sg->cache, db->cf);
