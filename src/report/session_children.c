@@ -257,6 +257,8 @@ void mb__start_store(struct mb_session *s)
 	mb_argv_add(&av, "listen", listen);
 	/* the log directory is recorded in the topology by init */
 	mb_argv_add(&av, "compression", mb_session_compression(s) ? "on" : "off");
+	/* the scenario's threshold: the store tells each client at logon */
+	mb_argv_addf(&av, "compress-min", "%d", s->sc.compression_min_bytes);
 	mb_argv_addf(&av, "cache-mb", "%.10g", mb_session_cache_mb(s));
 	mb_argv_add(&av, "stats-fd", MB_SUP_STATS_FD_STR);
 	const char *const *args = mb_argv_done(&av);

@@ -135,6 +135,24 @@ for sc in online cached; do
 	echo "   ok (exit $rc)"
 done
 
+# the scenario's compression threshold reaches the store (which tells the
+# load engine at logon): with it above every payload, the online run above
+# again (same seed, same restored data, same actions) sends its frames
+# uncompressed, so more bytes
+printf 'base = "online";\nrun = { compression_min_bytes = 16777216; };\n' >"$T/nocomp.cfg"
+timeout 240 "$MAILBENCH" run -s "$T/nocomp.cfg" --users 8 --scale 0.01 --accel 100 \
+	--duration 20 --warmup 5 --data "$T/online" --json "$T/nocomp.json" --no-save \
+	>"$T/nocomp.out" 2>"$T/nocomp.err"
+rc=$?
+[ "$rc" -eq 0 ] || [ "$rc" -eq 1 ] || fail "nocomp: exit code $rc"
+jq -e --slurpfile c "$T/online.json" '
+	.parameters.compression == true and
+	([.actions[] | .done // 0] | add) == ([$c[0].actions[] | .done // 0] | add) and
+	.counters.network_kbit_per_s > 1.15 * $c[0].counters.network_kbit_per_s' \
+	"$T/nocomp.json" >/dev/null ||
+	fail "compression_min_bytes did not reach the store: $(jq -c '[.counters.network_kbit_per_s, ([.actions[] | .done // 0] | add)]' "$T/nocomp.json") against $(jq -c '[.counters.network_kbit_per_s, ([.actions[] | .done // 0] | add)]' "$T/online.json")"
+echo "== compression_min_bytes reaches the store"
+
 # a threshold the run cannot meet (DATA/thresholds.cfg, as the console
 # writes it): verdict fail, exit 1; the data directory is reused (no init)
 cat >"$T/online/thresholds.cfg" <<'CFG'
