@@ -282,7 +282,9 @@ static int check_range(struct mb_opt_ld *ld, const config_setting_t *s, const ch
 			       "must be above %.15g and at most %.15g", o->min, o->max);
 	if (!isfinite(v) || v < o->min || v > o->max)
 		return fail_at(ld, setting_file(ld, s), config_setting_source_line(s), field,
-			       "must be between %.15g and %.15g", o->min, o->max);
+			       o->min == o->max ? "must be %.15g (fixed)"
+						: "must be between %.15g and %.15g",
+			       o->min, o->max);
 	return 0;
 }
 

@@ -41,6 +41,11 @@ enum mb_action_id {
 	    MB_ACTION_COUNT
 };
 
+/* The storage engine's log segment size, KB (db.h MB_LOG_SEGMENT_SIZE, a
+ * compile-time constant; cmd_storage_test.c asserts they agree).  A storage
+ * scenario's log.segment_kb must say this value. */
+#define MB_SC_LOG_SEGMENT_KB 1024
+
 struct mb_action_def {
 	const char *key;
 	const char *label;
@@ -196,8 +201,8 @@ struct mb_storage_cfg {
 	double insert_pct, replace_pct, delete_pct, seek_pct;
 	double lazy_commit_pct;
 	/* I/O mode mix */
-	double read_pct; /* of database I/Os */
-	int log_segment_kb;
+	double read_pct;    /* of database I/Os */
+	int log_segment_kb; /* MB_SC_LOG_SEGMENT_KB: the engine's, fixed */
 	/* pass/fail */
 	double db_read_avg_ms_max;   /* default 20 */
 	double log_write_avg_ms_max; /* default 10 */

@@ -32,6 +32,7 @@
 #include "core/scenario.h"
 #include "core/stats.h"
 #include "core/threshold.h"
+#include "db/db.h"
 #include "report/stortable.h"
 #include "report/thresholds.h"
 #include "stress/acct.h"
@@ -40,6 +41,9 @@
 #include "stress/txnmode.h"
 #include "stress/workload.h"
 #include "report/sttest_int.h"
+
+_Static_assert(MB_LOG_SEGMENT_SIZE == MB_SC_LOG_SEGMENT_KB * 1024u,
+	       "the storage scenario's log.segment_kb is the engine's segment size");
 
 static void on_signal(int sig)
 {

@@ -284,6 +284,9 @@ static void test_errors(void **state)
 		     false);
 	expect_error("threads.cfg", "base = \"storage\";\nrun = { threads = [4, 0]; };\n",
 		     "%s/threads.cfg:2: run.threads[1]: must be between 1 and 64", true);
+	/* a field the engine fixes: its one value, named as such */
+	expect_error("seg.cfg", "base = \"storage\";\nlog = { segment_kb = 4096; };\n",
+		     "%s/seg.cfg:2: log.segment_kb: must be 1024 (fixed)", true);
 	/* missing required fields: at the line of their group when it exists */
 	expect_error("missing.cfg", "kind = \"mailbox\";\ntitle = \"t\";\n",
 		     "%s/missing.cfg: number: required but missing", false);
