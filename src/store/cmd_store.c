@@ -23,6 +23,7 @@ struct store_args {
 	int stats_fd, compression, compress_min, max_connections, idle_timeout;
 	int logon_timeout, frame_timeout, prelogon_frame, partial_budget_mb;
 	double cache_mb;
+	const char *dump_payloads;
 };
 
 /* --listen ADDR:PORT into host (brackets of an IPv6 address removed). */
@@ -89,6 +90,7 @@ static int store_main(void *args, int argc, char **argv)
 	o.frame_timeout_s = a->frame_timeout;
 	o.prelogon_frame = (uint32_t)a->prelogon_frame;
 	o.partial_budget_mb = a->partial_budget_mb;
+	o.dump_payloads = a->dump_payloads;
 	/* ~25 threads (database owners, write-back, log writers) would each
 	 * get a malloc arena holding on to freed memory: 4 are enough */
 	mallopt(M_ARENA_MAX, 4);
@@ -208,6 +210,16 @@ static const struct mb_opt store_opts[] = {
      .dtext = "256",
      .help = "MiB of partial frames of all connections; the connection that passes it is "
 	     "closed"},
+    {.path = "dump-payloads",
+     .flag = "dump-payloads",
+     .metavar = "FILE",
+     .type = MB_OT_ARG,
+     .off = offsetof(SA, dump_payloads),
+     .sdef = "",
+     .dtext = "off",
+     .help = "write every payload received and sent, before compression, to FILE (created "
+	     "0600): a byte Q, R or N, a 32-bit little-endian length, the bytes; for "
+	     "bench/rpc-compression.sh"},
 };
 
 const struct mb_cmd_entry mb_cmd_store_entry = {

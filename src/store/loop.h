@@ -16,6 +16,7 @@
 #define MB_STORE_LOOP_H
 
 #include <pthread.h>
+#include <stdio.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -91,6 +92,7 @@ struct loop_state {
 	int nmailboxes;
 	uint8_t *readbuf;
 	struct mb_buf *enc, *tmp, *zbuf;
+	FILE *dump; /* --dump-payloads, or NULL (mb__net_dump) */
 	/* counters owned by the loop */
 	uint64_t bytes_in, bytes_out;
 	uint64_t rpcs, ops;

@@ -40,6 +40,7 @@
 #include "store/net.h"
 #include "core/error.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -260,6 +261,7 @@ static void dispatch(struct conn *c, const struct mb_frame_hdr *hdr, const uint8
 		send_error(c, hdr->seq, rc, "payload does not decompress");
 		return;
 	}
+	mb__net_dump(ls, 'Q', p, len);
 	if (ls->stopping) {
 		send_error(c, hdr->seq, MB_EBUSY, "the store is shutting down");
 		return;
@@ -463,6 +465,34 @@ static void free_req(struct req *r)
 	free(r);
 }
 
+void mb__net_dump(struct loop_state *ls, char kind, const void *p, size_t len)
+{
+	if (!ls->dump)
+		return;
+	uint8_t h[5] = {(uint8_t)kind, (uint8_t)len, (uint8_t)(len >> 8), (uint8_t)(len >> 16),
+			(uint8_t)(len >> 24)};
+	if (fwrite(h, 1, sizeof(h), ls->dump) != sizeof(h) ||
+	    (len && fwrite(p, 1, len, ls->dump) != len)) {
+		fprintf(stderr, "mailbench store: --dump-payloads: %s: the dump stops here\n",
+			strerror(errno));
+		fclose(ls->dump);
+		ls->dump = NULL;
+	}
+}
+
+/* the payload of a frame just encoded into b (decompressed again when it
+ * was compressed), to the dump */
+static void dump_frame(struct loop_state *ls, char kind, const struct mb_buf *b)
+{
+	struct mb_frame_hdr hdr;
+	size_t total;
+	const uint8_t *p;
+	size_t len;
+	if (ls->dump && mb_frame_check(mb_buf_data(b), mb_buf_len(b), 0, &hdr, &total) == 0 &&
+	    mb_frame_payload(&hdr, mb_buf_data(b), ls->zbuf, &p, &len) == 0)
+		mb__net_dump(ls, kind, p, len);
+}
+
 static void send_notifications(struct loop_state *ls, struct req *r)
 {
 	for (int i = 0; i < r->nevents; i++) {
@@ -478,8 +508,10 @@ static void send_notifications(struct loop_state *ls, struct req *r)
 			struct mb_notify n = {1, &r->events[i].ev};
 			struct mb_codec_opts o = {c->lz4, c->st->o.compress_min, 0};
 			mb_buf_reset(ls->enc);
-			if (mb_notify_encode(ls->enc, ls->tmp, &n, &o, NULL) == 0)
+			if (mb_notify_encode(ls->enc, ls->tmp, &n, &o, NULL) == 0) {
+				dump_frame(ls, 'N', ls->enc);
 				conn_send(c, mb_buf_data(ls->enc), mb_buf_len(ls->enc));
+			}
 		}
 	}
 }
@@ -527,10 +559,12 @@ static void finish_req(struct req *r)
 				o.lz4 = false;
 		mb_buf_reset(ls->enc);
 		int rc = mb_reply_encode(ls->enc, ls->tmp, &rep, &o, NULL);
-		if (rc)
+		if (rc) {
 			send_error(c, r->rq.seq, rc, "reply too large");
-		else
+		} else {
+			dump_frame(ls, 'R', ls->enc);
 			conn_send(c, mb_buf_data(ls->enc), mb_buf_len(ls->enc));
+		}
 	}
 	c->lz4 = c->sess.logged_on && (c->sess.flags & MB_LOGON_F_LZ4);
 	/* notification registration follows the session */

@@ -27,6 +27,8 @@
 #include "store/workers.h"
 #include "core/error.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <dirent.h>
 #include <signal.h>
 #include <stdio.h>
@@ -157,6 +159,19 @@ int mb_store_create(const struct mb_store_opts *o, struct mb_store **out, char *
 		if (rc == MB_ENOTFOUND)
 			snprintf(err, errlen, "%s: not found (run `mailbench init` first)", path);
 		goto fail;
+	}
+	if (o->dump_payloads && *o->dump_payloads) {
+		/* private to the user, as the data: the payloads hold the mail */
+		int fd = open(o->dump_payloads, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+		ls->dump = fd >= 0 ? fdopen(fd, "wb") : NULL;
+		if (!ls->dump) {
+			snprintf(err, errlen, "--dump-payloads: cannot create %s: %s",
+				 o->dump_payloads, strerror(errno));
+			if (fd >= 0)
+				close(fd);
+			rc = MB_EINVAL;
+			goto fail;
+		}
 	}
 	const struct mb_topo_info *ti = mb_topology_info(st->topo);
 	double cache_mb = o->cache_mb > 0 ? o->cache_mb : ti->db_cache_mb;
@@ -347,6 +362,8 @@ void mb_store_destroy(struct mb_store *st)
 		mb_buf_destroy(ls->enc);
 		mb_buf_destroy(ls->tmp);
 		mb_buf_destroy(ls->zbuf);
+		if (ls->dump && fclose(ls->dump))
+			fprintf(stderr, "mailbench store: --dump-payloads: %s\n", strerror(errno));
 		mb_hist_destroy(ls->rpc_hist);
 		for (int i = 0; i < MB_OP_COUNT; i++)
 			mb_hist_destroy(ls->op_hist[i]);

@@ -41,6 +41,9 @@ struct mb_store_opts {
 	int fd_reserve;		 /* descriptors kept for the engine's own files (0: default) */
 	int auth_delay_ms;	 /* refusal delay, default 250 */
 	bool install_signals;	 /* SIGTERM/SIGINT stop the store (the command) */
+	/* NULL or "": off; else every payload in and out, uncompressed, is
+	 * appended to this file (mb__net_dump in net.h) */
+	const char *dump_payloads;
 };
 void mb_store_opts_init(struct mb_store_opts *o);
 #define MB_STORE_PRELOGON_FRAME (64u << 10)

@@ -58,6 +58,32 @@ timeout 30 "$CLIENT" "$addr" "$tmp/data" badpass user0003 || fail "badpass"
 timeout 30 "$CLIENT" "$addr" "$tmp/data" garbage || fail "garbage"
 stop_store
 
+# --dump-payloads: every payload in and out, before compression, in a file
+# private to the user; bench/mb-rpccodec reads it back (every record, each
+# payload through LZ4 and LZ77+DIRECT2 and decoded again); a file that
+# cannot be created is a usage error naming the flag
+start_store --dump-payloads "$tmp/dump"
+timeout 60 "$CLIENT" "$addr" "$tmp/data" smoke >"$tmp/smoke-dump.out" 2>&1 ||
+	{ cat "$tmp/smoke-dump.out"; fail "smoke with --dump-payloads"; }
+stop_store
+[ "$(stat -c %a "$tmp/dump")" = 600 ] || fail "the dump is not private (mode $(stat -c %a "$tmp/dump"))"
+[ "$(head -c 1 "$tmp/dump")" = Q ] || fail "the dump does not start with a request record"
+codec="$MB_BUILDDIR/bench/mb-rpccodec"
+if [ -x "$codec" ]; then
+	"$codec" --min 0 "$tmp/dump" >"$tmp/codec.out" 2>&1 || { cat "$tmp/codec.out"; fail "mb-rpccodec"; }
+	# (each kind's uncompressed bytes beyond its 16-byte frame headers: the
+	# payloads themselves were written)
+	awk '$1 == "requests" && $2 > 10 && $3 > 32 * $2 { q = 1 }
+		$1 == "replies" && $2 > 10 && $3 > 32 * $2 { r = 1 }
+		END { exit !(q && r) }' "$tmp/codec.out" || { cat "$tmp/codec.out"; fail "the dump's records"; }
+fi
+"$MAILBENCH" store --data "$tmp/data" --dump-payloads "$tmp/no/such/dir/dump" \
+	>/dev/null 2>"$tmp/dump.err"
+[ $? -eq 2 ] || fail "an uncreatable --dump-payloads file is not exit 2"
+grep -q -- "--dump-payloads: cannot create $tmp/no/such/dir/dump" "$tmp/dump.err" ||
+	{ cat "$tmp/dump.err"; fail "the error does not name the flag and the file"; }
+echo "payload dump: ok"
+
 # restart (recovery of a clean shutdown), then acknowledged deliveries
 # must survive SIGKILL
 start_store
