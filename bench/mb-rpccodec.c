@@ -304,8 +304,10 @@ int main(int argc, char **argv)
 			}
 			if (fread(buf, 1, len, f) != len) {
 				/* a store killed mid-write leaves its last record short */
-				fprintf(stderr, "mb-rpccodec: %s: the last record is incomplete: left out\n",
-					argv[a]);
+				fprintf(
+				    stderr,
+				    "mb-rpccodec: %s: the last record is incomplete: left out\n",
+				    argv[a]);
 				break;
 			}
 			size_t wire[NC];
