@@ -475,7 +475,6 @@ int mb__proto_frame_from_tmp(struct mb_buf *out, struct mb_buf *tmp, uint8_t kin
 	if (rc == 0)
 		rc = mb_frame_append(out, kind, seq, mb_buf_data(tmp), mb_buf_len(tmp), opts,
 				     wire_len);
-	mb_buf_reset(tmp);
 	return rc;
 }
 

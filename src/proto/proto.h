@@ -627,7 +627,9 @@ int mb_request_encode_payload(struct mb_buf *out, const struct mb_request *r);
 int mb_reply_encode_payload(struct mb_buf *out, const struct mb_reply *r);
 
 /* Encode a whole frame (header + payload, compressed per opts) into out,
- * using tmp as scratch; opts may be NULL (no compression). */
+ * using tmp as scratch; opts may be NULL (no compression).  After a
+ * successful encode tmp holds the payload as it was before compression
+ * (until tmp's next use). */
 int mb_request_encode(struct mb_buf *out, struct mb_buf *tmp, const struct mb_request *r,
 		      const struct mb_codec_opts *opts, size_t *wire_len);
 int mb_reply_encode(struct mb_buf *out, struct mb_buf *tmp, const struct mb_reply *r,

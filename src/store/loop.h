@@ -92,7 +92,7 @@ struct loop_state {
 	int nmailboxes;
 	uint8_t *readbuf;
 	struct mb_buf *enc, *tmp, *zbuf;
-	FILE *dump; /* --dump-payloads, or NULL (mb__net_dump) */
+	FILE *dump; /* --dump-payloads, or NULL (net.c) */
 	/* counters owned by the loop */
 	uint64_t bytes_in, bytes_out;
 	uint64_t rpcs, ops;

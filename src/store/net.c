@@ -46,6 +46,8 @@
 #include <string.h>
 #include <unistd.h>
 
+static void dump_payload(struct loop_state *ls, char kind, const void *p, size_t len);
+
 #define SLOW_CLIENT_S 60
 #define MAX_INFLIGHT_BYTES (512u << 20) /* request payloads in flight, all connections */
 
@@ -261,7 +263,7 @@ static void dispatch(struct conn *c, const struct mb_frame_hdr *hdr, const uint8
 		send_error(c, hdr->seq, rc, "payload does not decompress");
 		return;
 	}
-	mb__net_dump(ls, 'Q', p, len);
+	dump_payload(ls, 'Q', p, len);
 	if (ls->stopping) {
 		send_error(c, hdr->seq, MB_EBUSY, "the store is shutting down");
 		return;
@@ -465,7 +467,11 @@ static void free_req(struct req *r)
 	free(r);
 }
 
-void mb__net_dump(struct loop_state *ls, char kind, const void *p, size_t len)
+/* --dump-payloads: append one payload as it is before compression: kind
+ * ('Q' request, 'R' reply, 'N' notification), u32 length little-endian,
+ * the bytes.  A failed write stops the dump with one message on stderr; the
+ * store goes on.  Nothing when the dump is off. */
+static void dump_payload(struct loop_state *ls, char kind, const void *p, size_t len)
 {
 	if (!ls->dump)
 		return;
@@ -478,19 +484,6 @@ void mb__net_dump(struct loop_state *ls, char kind, const void *p, size_t len)
 		fclose(ls->dump);
 		ls->dump = NULL;
 	}
-}
-
-/* the payload of a frame just encoded into b (decompressed again when it
- * was compressed), to the dump */
-static void dump_frame(struct loop_state *ls, char kind, const struct mb_buf *b)
-{
-	struct mb_frame_hdr hdr;
-	size_t total;
-	const uint8_t *p;
-	size_t len;
-	if (ls->dump && mb_frame_check(mb_buf_data(b), mb_buf_len(b), 0, &hdr, &total) == 0 &&
-	    mb_frame_payload(&hdr, mb_buf_data(b), ls->zbuf, &p, &len) == 0)
-		mb__net_dump(ls, kind, p, len);
 }
 
 static void send_notifications(struct loop_state *ls, struct req *r)
@@ -509,7 +502,7 @@ static void send_notifications(struct loop_state *ls, struct req *r)
 			struct mb_codec_opts o = {c->lz4, c->st->o.compress_min, 0};
 			mb_buf_reset(ls->enc);
 			if (mb_notify_encode(ls->enc, ls->tmp, &n, &o, NULL) == 0) {
-				dump_frame(ls, 'N', ls->enc);
+				dump_payload(ls, 'N', mb_buf_data(ls->tmp), mb_buf_len(ls->tmp));
 				conn_send(c, mb_buf_data(ls->enc), mb_buf_len(ls->enc));
 			}
 		}
@@ -562,7 +555,7 @@ static void finish_req(struct req *r)
 		if (rc) {
 			send_error(c, r->rq.seq, rc, "reply too large");
 		} else {
-			dump_frame(ls, 'R', ls->enc);
+			dump_payload(ls, 'R', mb_buf_data(ls->tmp), mb_buf_len(ls->tmp));
 			conn_send(c, mb_buf_data(ls->enc), mb_buf_len(ls->enc));
 		}
 	}

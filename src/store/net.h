@@ -26,10 +26,5 @@ void mb__net_start_reading(struct conn *c);
 void mb__net_conn_close(struct conn *c);
 /* requests in flight changed by delta (0: bring the time integral up to now) */
 void mb__net_inflight_change(struct loop_state *ls, int delta);
-/* --dump-payloads: append one payload as it is before compression: kind
- * ('Q' request, 'R' reply, 'N' notification), u32 length little-endian,
- * the bytes.  A failed write stops the dump with one message on stderr; the
- * store goes on.  Nothing when the dump is off. */
-void mb__net_dump(struct loop_state *ls, char kind, const void *p, size_t len);
 
 #endif

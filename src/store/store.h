@@ -42,7 +42,7 @@ struct mb_store_opts {
 	int auth_delay_ms;	 /* refusal delay, default 250 */
 	bool install_signals;	 /* SIGTERM/SIGINT stop the store (the command) */
 	/* NULL or "": off; else every payload in and out, uncompressed, is
-	 * appended to this file (mb__net_dump in net.h) */
+	 * appended to this file (net.c) */
 	const char *dump_payloads;
 };
 void mb_store_opts_init(struct mb_store_opts *o);
