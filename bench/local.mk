@@ -16,15 +16,15 @@ bench_mb_peerbench_LDADD = $(MB_LIBS) $(MB_EXT_LIBS)
 EXTRA_DIST += bench/store-ops.sh bench/store-memory.sh bench/init-vs-fio.sh \
 	bench/dovecot-vs-store.sh
 
-# the RPC payloads of a run under LZ4 and under MS-OXCRPC's LZ77+DIRECT2
+# the RPC payloads of a run, and real files, under the wire's LZ77+DIRECT2 and LZ4
 # (bench/rpc-compression.sh)
 noinst_PROGRAMS += bench/mb-rpccodec
 bench_mb_rpccodec_SOURCES = bench/mb-rpccodec.c
-bench_mb_rpccodec_LDADD = $(MB_EXT_LIBS)
+bench_mb_rpccodec_LDADD = src/proto/libmbproto.a src/core/libmbcore.a $(MB_EXT_LIBS)
 EXTRA_DIST += bench/rpc-compression.sh
 
 # the load engine, the console and run, the storage test
 EXTRA_DIST += bench/load-density.sh bench/mpi-scaling.sh bench/console-cpu.sh bench/fidelity.sh \
-	bench/office-lz4.sh \
-	bench/bitmap-lz4.sh bench/lz4-kind.py \
+	bench/office-ratio.sh \
+	bench/bitmap-ratio.sh bench/kind-ratio.py \
 	bench/storage-vs-fio.sh

@@ -1,12 +1,12 @@
 #!/bin/bash
 # bench/rpc-compression.sh: the RPC traffic of a run under the wire
-# protocol's LZ4 and under MS-OXCRPC's own LZ77+DIRECT2, on the same
-# payloads.  Initialises a data directory, starts `mailbench store
-# --dump-payloads` on loopback and `mailbench load` against it (one
-# scenario, a set seed), stops both, and prints what bench/mb-rpccodec
-# measures on the dump: bytes on the wire per kind without compression,
-# with LZ4 and with LZ77+DIRECT2 (two encoders), the cut of each, and last
-# one line with LZ77+DIRECT2's bytes against LZ4's.
+# protocol's LZ77+DIRECT2 (MS-OXCRPC's own), against the same format with
+# a one-probe match search and against LZ4, on the same payloads.
+# Initialises a data directory, starts `mailbench store --dump-payloads`
+# on loopback and `mailbench load` against it (one scenario, a set seed),
+# stops both, and prints what bench/mb-rpccodec measures on the dump: bytes
+# on the wire per kind without compression and under each codec, the cut
+# of each, and last the LZ77+DIRECT2 encoders' bytes against LZ4's.
 #
 # One command: bench/rpc-compression.sh [BUILD_DIR].  SCENARIO (online),
 # USERS, SCALE, ACCEL, DURATION (the scenario's run defaults: 1,000 users,

@@ -84,7 +84,7 @@ extern const char *const mb_onoff[]; /* "off", "on": index = value */
 	{                                                                                          \
 		.path = "compression", .flag = "compression", .sflag = sf, .type = MB_OT_ENUM,     \
 		.off = offsetof(T, f), .def = d, .choices = mb_onoff, .flags = MB_OPT_CONSOLE,     \
-		.dtext = dt, .help = "LZ4 compression of RPC payloads"                             \
+		.dtext = dt, .help = "LZ77+DIRECT2 compression of RPC payloads"                    \
 	}
 
 #define MB_OPTION_DATA(T, f, sf, fl, dt)                                                           \

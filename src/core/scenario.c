@@ -173,7 +173,7 @@ static const struct mb_opt scenario_opts[] = {
 	  "multiplies the mailbox contents and the database cache (1 = published size)"),
     O_DBL(SC, "run.accel", accel, 8.0, MB_ACCEL_MIN, MB_ACCEL_MAX, 0,
 	  "action rate multiplier of the 8-hour day (--accel overrides)"),
-    O_BOOL(SC, "run.compression", compression, true, 0, "LZ4 compression of RPC payloads"),
+    O_BOOL(SC, "run.compression", compression, true, 0, "LZ77+DIRECT2 compression of RPC payloads"),
     O_INT(SC, "run.compression_min_bytes", compression_min_bytes, 256, 0, MB_COMPRESS_MIN_MAX, 0,
 	  "payloads smaller than this are sent uncompressed"),
     O_DBL(SC, "run.cache_mb", run_cache_mb, 0, 0, MB_CACHE_MB_MAX, 0,

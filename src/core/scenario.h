@@ -120,7 +120,7 @@ struct mb_scenario {
 	int run_users;		   /* users a run simulates by default here (--users) */
 	double scale;		   /* scales mailbox contents and cache together */
 	double accel;		   /* 8-hour-day acceleration factor */
-	bool compression;	   /* LZ4 payload compression */
+	bool compression;	   /* payload compression (LZ77+DIRECT2) */
 	int compression_min_bytes; /* payloads below this are not compressed */
 	double run_cache_mb;	   /* database cache, MiB; 0: the published ratio */
 	int run_seed;		   /* load engine's random seed */

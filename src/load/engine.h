@@ -38,7 +38,7 @@ struct mb_engine_opts {
 	int threads;			    /* loops, >= 1 */
 	uint64_t seed;
 	int ack_fd;	  /* ack log (O_APPEND), or -1 */
-	bool compression; /* ask for LZ4 at logon */
+	bool compression; /* ask for compression (LZ77+DIRECT2) at logon */
 	bool notify;	  /* ask for new-mail notifications */
 };
 

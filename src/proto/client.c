@@ -6,6 +6,7 @@
 #include "proto/client.h"
 #include "core/error.h"
 #include "core/clock.h"
+#include "proto/lz77.h"
 
 #include <errno.h>
 #include <netdb.h>
@@ -26,14 +27,14 @@ struct mb_client {
 	int fd;
 	int timeout_ms;
 	uint32_t seq;
-	struct mb_buf *rx;	 /* received, not yet consumed bytes */
-	struct mb_buf *tx;	 /* frame being sent */
-	struct mb_buf *tmp;	 /* payload scratch for encoding */
-	struct mb_buf *payload;	 /* the last frame's payload (decompressed) */
-	struct mb_buf *zbuf;	 /* decompression scratch */
-	struct mb_arena *arena;	 /* decoded replies */
-	struct mb_arena *narena; /* decoded notifications */
-	struct mb_codec_opts opts;
+	struct mb_buf *rx;	   /* received, not yet consumed bytes */
+	struct mb_buf *tx;	   /* frame being sent */
+	struct mb_buf *tmp;	   /* payload scratch for encoding */
+	struct mb_buf *payload;	   /* the last frame's payload (decompressed) */
+	struct mb_buf *zbuf;	   /* decompression scratch */
+	struct mb_arena *arena;	   /* decoded replies */
+	struct mb_arena *narena;   /* decoded notifications */
+	struct mb_codec_opts opts; /* opts.lz77: the encoder, from a logon that granted it */
 	uint32_t mailbox;
 	uint64_t sent, received;
 	struct mb_event events[CLIENT_EVENT_QUEUE];
@@ -136,6 +137,7 @@ void mb_client_destroy(struct mb_client *c)
 	mb_buf_destroy(c->tmp);
 	mb_buf_destroy(c->payload);
 	mb_buf_destroy(c->zbuf);
+	mb_lz77_destroy(c->opts.lz77);
 	mb_arena_destroy(c->arena);
 	mb_arena_destroy(c->narena);
 	free(c);
@@ -359,7 +361,14 @@ static int logon_common(struct mb_client *c, const char *user, const char *passw
 	if (rep.ops[0].status)
 		return rep.ops[0].status;
 	c->mailbox = rep.ops[0].u.logon.mailbox;
-	c->opts.lz4 = (rep.ops[0].u.logon.flags & MB_LOGON_F_LZ4) != 0;
+	if ((rep.ops[0].u.logon.flags & MB_LOGON_F_LZ77) && !c->opts.lz77) {
+		rc = mb_lz77_create(MB_LZ77_DEPTH, &c->opts.lz77);
+		if (rc)
+			return rc;
+	} else if (!(rep.ops[0].u.logon.flags & MB_LOGON_F_LZ77)) {
+		mb_lz77_destroy(c->opts.lz77);
+		c->opts.lz77 = NULL;
+	}
 	c->opts.min_bytes = rep.ops[0].u.logon.compress_min;
 	if (reply)
 		*reply = rep.ops[0];
@@ -385,6 +394,6 @@ uint64_t mb_client_bytes_received(const struct mb_client *c) { return c->receive
 
 uint32_t mb_client_mailbox(const struct mb_client *c) { return c->mailbox; }
 
-int mb_client_compressing(const struct mb_client *c) { return c->opts.lz4 ? 1 : 0; }
+int mb_client_compressing(const struct mb_client *c) { return c->opts.lz77 ? 1 : 0; }
 
 int mb_client_fd(const struct mb_client *c) { return c->fd; }

@@ -6,9 +6,9 @@
  * consumed exactly.  Encoders latch the first error and return it. */
 #include "proto/proto.h"
 #include "core/error.h"
+#include "proto/lz77.h"
 #include "proto/proto_int.h"
 
-#include <lz4.h>
 #include <string.h>
 
 /* ---- op table ---- */
@@ -316,11 +316,11 @@ int mb_frame_check(const void *buf, size_t avail, uint32_t max_frame, struct mb_
 	hdr->raw_len = get32(p + 12);
 	if (p[4] != MB_PROTO_MAGIC || hdr->version != MB_PROTO_VERSION ||
 	    hdr->kind < MB_FRAME_REQUEST || hdr->kind > MB_FRAME_ERROR ||
-	    (hdr->flags & ~MB_FRAME_F_LZ4))
+	    (hdr->flags & ~MB_FRAME_F_LZ77))
 		return MB_EPROTO;
 	if (hdr->len > max_frame || hdr->raw_len > max_frame)
 		return MB_ETOOBIG;
-	if (!(hdr->flags & MB_FRAME_F_LZ4) && hdr->raw_len != hdr->len)
+	if (!(hdr->flags & MB_FRAME_F_LZ77) && hdr->raw_len != hdr->len)
 		return MB_EPROTO;
 	*total = (size_t)MB_FRAME_HDR + hdr->len;
 	if (avail < *total)
@@ -335,24 +335,23 @@ int mb_frame_payload(const struct mb_frame_hdr *hdr, const void *frame, struct m
 	uint8_t *dst;
 	int rc;
 
-	if (!(hdr->flags & MB_FRAME_F_LZ4)) {
+	if (!(hdr->flags & MB_FRAME_F_LZ77)) {
 		*payload = src;
 		*len = hdr->len;
 		return 0;
 	}
-	if (hdr->len > (uint32_t)INT32_MAX || hdr->raw_len > MB_PROTO_MAX_FRAME)
+	if (hdr->raw_len > MB_PROTO_MAX_FRAME)
 		return MB_ETOOBIG;
 	mb_buf_reset(scratch);
 	rc = mb_buf_reserve(scratch, hdr->raw_len ? hdr->raw_len : 1, &dst);
 	if (rc)
 		return rc;
-	int n =
-	    LZ4_decompress_safe((const char *)src, (char *)dst, (int)hdr->len, (int)hdr->raw_len);
-	if (n < 0 || (uint32_t)n != hdr->raw_len)
+	size_t n = 0;
+	if (mb_lz77_decode(src, hdr->len, dst, hdr->raw_len, &n) != 0 || n != hdr->raw_len)
 		return MB_EPROTO;
-	mb_buf_commit(scratch, (size_t)n);
+	mb_buf_commit(scratch, n);
 	*payload = mb_buf_data(scratch);
-	*len = (size_t)n;
+	*len = n;
 	return 0;
 }
 
@@ -365,17 +364,16 @@ int mb_frame_append(struct mb_buf *out, uint8_t kind, uint32_t seq, const void *
 
 	if (len > max)
 		return MB_ETOOBIG;
-	rc = mb_buf_reserve(out, MB_FRAME_HDR + (size_t)LZ4_compressBound((int)len) + 16, &h);
+	rc = mb_buf_reserve(out, MB_FRAME_HDR + mb_lz77_bound(len), &h);
 	if (rc)
 		return rc;
 	uint8_t flags = 0;
 	size_t wire = len;
-	if (opts && opts->lz4 && len >= opts->min_bytes && len > 0) {
-		int c = LZ4_compress_default((const char *)payload, (char *)h + MB_FRAME_HDR,
-					     (int)len, LZ4_compressBound((int)len));
-		if (c > 0 && (size_t)c < len) {
-			flags = MB_FRAME_F_LZ4;
-			wire = (size_t)c;
+	if (opts && opts->lz77 && len >= opts->min_bytes && len > 0) {
+		size_t c = mb_lz77_encode(opts->lz77, payload, len, h + MB_FRAME_HDR);
+		if (c > 0) {
+			flags = MB_FRAME_F_LZ77;
+			wire = c;
 		}
 	}
 	if (!flags && len)

@@ -5,7 +5,8 @@
  * batch of operations (ROPs), its REPLY carries one result per operation, in
  * order; NOTIFY frames are pushed by the store; ERROR frames report a frame
  * the store could not decode.  Payloads above a negotiated threshold may be
- * LZ4-compressed (header flag, uncompressed length in the header).
+ * compressed with MS-OXCRPC's LZ77+DIRECT2 (proto/lz77.h; header flag,
+ * uncompressed length in the header).
  *
  * The codec works on buffers, for blocking and non-blocking (libuv) users
  * alike: mb_frame_check() says whether a whole frame is at the front of a
@@ -31,8 +32,8 @@
 
 /* Header: u32 len | u8 magic | u8 version | u8 kind | u8 flags | u32 seq |
  * u32 raw_len (16 bytes, little-endian). */
-#define MB_PROTO_MAGIC 0x4Du /* 'M' */
-#define MB_PROTO_VERSION 1
+#define MB_PROTO_MAGIC 0x4Du	      /* 'M' */
+#define MB_PROTO_VERSION 2	      /* 2: LZ77+DIRECT2 payloads (1: LZ4) */
 #define MB_FRAME_HDR 16		      /* header bytes */
 #define MB_PROTO_MAX_FRAME (4u << 20) /* max payload, wire and decompressed */
 #define MB_PROTO_MAX_OPS 256	      /* operations per request frame */
@@ -50,7 +51,7 @@ enum mb_frame_kind {
 	MB_FRAME_ERROR = 4,   /* store -> client: the frame could not be decoded */
 };
 
-#define MB_FRAME_F_LZ4 0x01u /* payload is one LZ4 block */
+#define MB_FRAME_F_LZ77 0x01u /* payload is LZ77+DIRECT2 (proto/lz77.h) */
 
 struct mb_frame_hdr {
 	uint32_t len; /* payload bytes on the wire after the header */
@@ -236,7 +237,7 @@ struct mb_prop {
 
 /* ---- request operations ---------------------------------------------- */
 
-#define MB_LOGON_F_LZ4 0x1    /* client accepts/sends LZ4 payloads */
+#define MB_LOGON_F_LZ77 0x1   /* client accepts/sends LZ77+DIRECT2 payloads */
 #define MB_LOGON_F_NOTIFY 0x2 /* push new-mail notifications */
 #define MB_QR_F_RESTART 0x1   /* QueryRows from the first row */
 #define MB_MC_F_COPY 0x1      /* MoveCopy: copy (else move) */
@@ -595,8 +596,11 @@ size_t mb_arena_used(const struct mb_arena *a);
 
 /* ---- compression settings ---------------------------------------------- */
 
+struct mb_lz77;
 struct mb_codec_opts {
-	bool lz4; /* compress payloads of at least min_bytes */
+	/* compress payloads of at least min_bytes with this encoder (NULL:
+	 * never); the sender owns it, one per thread */
+	struct mb_lz77 *lz77;
 	uint32_t min_bytes;
 	uint32_t max_frame; /* payload limit; 0 means MB_PROTO_MAX_FRAME */
 };

@@ -43,7 +43,7 @@ struct conn {
 	bool closing;
 	bool reading;
 	bool close_after_write;
-	bool lz4; /* compression granted (loop's copy) */
+	bool compress; /* compression granted (loop's copy) */
 	size_t out_bytes;
 	uint64_t last_active_ms;
 	uint64_t stuck_since_ms; /* out_bytes > 0 since */
@@ -92,7 +92,8 @@ struct loop_state {
 	int nmailboxes;
 	uint8_t *readbuf;
 	struct mb_buf *enc, *tmp, *zbuf;
-	FILE *dump; /* --dump-payloads, or NULL (net.c) */
+	struct mb_lz77 *lz77; /* the loop's payload encoder */
+	FILE *dump;	      /* --dump-payloads, or NULL (net.c) */
 	/* counters owned by the loop */
 	uint64_t bytes_in, bytes_out;
 	uint64_t rpcs, ops;

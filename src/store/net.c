@@ -499,7 +499,8 @@ static void send_notifications(struct loop_state *ls, struct req *r)
 			if (c->out_bytes > MAX_OUT_BYTES)
 				continue; /* a client that does not read loses events */
 			struct mb_notify n = {1, &r->events[i].ev};
-			struct mb_codec_opts o = {c->lz4, c->st->o.compress_min, 0};
+			struct mb_codec_opts o = {c->compress ? ls->lz77 : NULL,
+						  c->st->o.compress_min, 0};
 			mb_buf_reset(ls->enc);
 			if (mb_notify_encode(ls->enc, ls->tmp, &n, &o, NULL) == 0) {
 				dump_payload(ls, 'N', mb_buf_data(ls->tmp), mb_buf_len(ls->tmp));
@@ -543,13 +544,13 @@ static void finish_req(struct req *r)
 			   "a commit failed: the writes of this request may be lost");
 	} else {
 		struct mb_reply rep = {r->rq.seq, r->rq.nops, r->res};
-		struct mb_codec_opts o = {(c->sess.flags & MB_LOGON_F_LZ4) != 0, st->o.compress_min,
-					  0};
+		struct mb_codec_opts o = {(c->sess.flags & MB_LOGON_F_LZ77) ? ls->lz77 : NULL,
+					  st->o.compress_min, 0};
 		/* the Logon reply itself goes uncompressed: the client learns of
 		 * compression from it */
 		for (uint16_t i = 0; i < r->rq.nops; i++)
 			if (r->rq.ops[i].code == MB_OP_LOGON)
-				o.lz4 = false;
+				o.lz77 = NULL;
 		mb_buf_reset(ls->enc);
 		int rc = mb_reply_encode(ls->enc, ls->tmp, &rep, &o, NULL);
 		if (rc) {
@@ -559,7 +560,7 @@ static void finish_req(struct req *r)
 			conn_send(c, mb_buf_data(ls->enc), mb_buf_len(ls->enc));
 		}
 	}
-	c->lz4 = c->sess.logged_on && (c->sess.flags & MB_LOGON_F_LZ4);
+	c->compress = c->sess.logged_on && (c->sess.flags & MB_LOGON_F_LZ77);
 	/* notification registration follows the session */
 	if (c->sess.logged_on && (c->sess.flags & MB_LOGON_F_NOTIFY))
 		notify_register(ls, c, c->sess.mailbox);

@@ -93,8 +93,8 @@ static int op_logon(struct mb_store *st, struct req *r, struct mb_op *op, struct
 	s->mailbox = tu->mailbox;
 	s->db = tu->db;
 	s->flags = 0;
-	if ((op->u.logon.flags & MB_LOGON_F_LZ4) && st->o.compression)
-		s->flags |= MB_LOGON_F_LZ4;
+	if ((op->u.logon.flags & MB_LOGON_F_LZ77) && st->o.compression)
+		s->flags |= MB_LOGON_F_LZ77;
 	if (op->u.logon.flags & MB_LOGON_F_NOTIFY)
 		s->flags |= MB_LOGON_F_NOTIFY;
 	res->u.logon.mailbox = tu->mailbox;

@@ -26,6 +26,7 @@
 #include "store/stats.h"
 #include "store/workers.h"
 #include "core/error.h"
+#include "proto/lz77.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -232,7 +233,7 @@ int mb_store_create(const struct mb_store_opts *o, struct mb_store **out, char *
 	ls->by_mailbox = calloc((size_t)ls->nmailboxes, sizeof(*ls->by_mailbox));
 	if (!ls->readbuf || !ls->by_mailbox || mb_buf_create(1 << 16, &ls->enc) ||
 	    mb_buf_create(1 << 16, &ls->tmp) || mb_buf_create(0, &ls->zbuf) ||
-	    mb_hist_create(&ls->rpc_hist)) {
+	    mb_lz77_create(MB_LZ77_DEPTH, &ls->lz77) || mb_hist_create(&ls->rpc_hist)) {
 		rc = MB_ENOMEM;
 		snprintf(err, errlen, "out of memory");
 		goto fail_loop;
@@ -362,6 +363,7 @@ void mb_store_destroy(struct mb_store *st)
 		mb_buf_destroy(ls->enc);
 		mb_buf_destroy(ls->tmp);
 		mb_buf_destroy(ls->zbuf);
+		mb_lz77_destroy(ls->lz77);
 		if (ls->dump && fclose(ls->dump))
 			fprintf(stderr, "mailbench store: --dump-payloads: %s\n", strerror(errno));
 		mb_hist_destroy(ls->rpc_hist);

@@ -1,13 +1,18 @@
 /* fuzz_frame.c: libFuzzer harness of the frame decoder and payload codecs.
  * Input: a byte stream as a store or client would receive it.  Every frame
  * found is checked, decompressed and decoded as every kind; a decoded
- * request or reply is re-encoded (must succeed) and decoded again.  Must
- * never crash, leak or read out of bounds (built with ASan).
+ * request or reply is re-encoded (must succeed) and decoded again.  The
+ * whole input is also compressed with the wire's LZ77+DIRECT2 and must
+ * decode back to itself.  Must never crash, leak or read out of bounds
+ * (built with ASan).
  * Build and run: tests/fuzz/run.sh SECONDS. */
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "core/error.h"
+#include "proto/lz77.h"
 #include "proto/proto.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -16,6 +21,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct mb_buf *scratch, *enc;
 	static struct mb_arena *arena, *arena2;
+	static struct mb_lz77 *lz77;
+	static uint8_t z[1 << 20], back[1 << 20];
+	if (size <= sizeof(back) && mb_lz77_bound(size) <= sizeof(z)) {
+		size_t n = 0;
+		if (!lz77 && mb_lz77_create(MB_LZ77_DEPTH, &lz77))
+			abort();
+		size_t c = mb_lz77_encode(lz77, data, size, z);
+		if (c > 0 &&
+		    (mb_lz77_decode(z, c, back, size, &n) || n != size || memcmp(back, data, size)))
+			abort();
+	}
 	if (!scratch) {
 		mb_buf_create(0, &scratch);
 		mb_buf_create(0, &enc);

@@ -59,7 +59,7 @@ for h in fuzz_frame fuzz_imap; do
 	fuzz_frame)
 		set -- "$here/fuzz_frame.c" "$src/src/proto/proto.c" "$src/src/proto/proto_req.c" \
 			"$src/src/proto/proto_reply.c" "$src/src/proto/buf.c" \
-			"$src/src/core/error.c" -llz4
+			"$src/src/proto/lz77.c" "$src/src/core/error.c"
 		corpus=corpus ;;
 	fuzz_imap)
 		set -- "$here/fuzz_imap.c" "$src/src/load/imapparse.c" "$src/src/load/crlf.c"

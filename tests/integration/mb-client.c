@@ -93,9 +93,9 @@ static int smoke(void)
 	struct mb_op_reply r;
 	int rc;
 
-	if (connect_as(0, MB_LOGON_F_LZ4 | MB_LOGON_F_NOTIFY, &a))
+	if (connect_as(0, MB_LOGON_F_LZ77 | MB_LOGON_F_NOTIFY, &a))
 		return 1;
-	if (connect_as(1, MB_LOGON_F_LZ4 | MB_LOGON_F_NOTIFY, &b)) {
+	if (connect_as(1, MB_LOGON_F_LZ77 | MB_LOGON_F_NOTIFY, &b)) {
 		mb_client_destroy(a);
 		return 1;
 	}
@@ -369,7 +369,7 @@ static int garbage(void)
 static int send_n(int idx, int n)
 {
 	struct mb_client *a;
-	if (connect_as(idx, MB_LOGON_F_LZ4, &a))
+	if (connect_as(idx, MB_LOGON_F_LZ77, &a))
 		return 1;
 	int to = (idx + 1) % mb_topology_user_count(topo);
 	struct mb_bytes name = mb_str(mb_topology_user(topo, to)->name);

@@ -60,7 +60,7 @@ stop_store
 
 # --dump-payloads: every payload in and out, before compression, in a file
 # private to the user; bench/mb-rpccodec reads it back (every record, each
-# payload through LZ4 and LZ77+DIRECT2 and decoded again); a file that
+# payload through the wire's LZ77+DIRECT2, decoded again, and LZ4); a file that
 # cannot be created is a usage error naming the flag
 start_store --dump-payloads "$tmp/dump"
 timeout 60 "$CLIENT" "$addr" "$tmp/data" smoke >"$tmp/smoke-dump.out" 2>&1 ||

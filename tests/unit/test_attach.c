@@ -74,7 +74,7 @@ static size_t read_stream(struct mb_client *c, uint32_t obj, uint32_t tag, uint8
 static void test_send_with_attachments(void **state)
 {
 	(void)state;
-	struct mb_client *a = storetest_client(&T, 0, MB_LOGON_F_LZ4);
+	struct mb_client *a = storetest_client(&T, 0, MB_LOGON_F_LZ77);
 	assert_non_null(a);
 	static uint8_t doc[20000], img[7000];
 	mb_content_fill_kind(MB_CK_OFFICE, 1, (char *)doc, sizeof(doc));

@@ -79,7 +79,7 @@ static void open_msg(struct mb_client *c, uint64_t fid, uint64_t mid, uint32_t h
 static void test_users_and_lists(void **state)
 {
 	(void)state;
-	struct mb_client *a = storetest_client(&T, 0, MB_LOGON_F_LZ4);
+	struct mb_client *a = storetest_client(&T, 0, MB_LOGON_F_LZ77);
 	assert_non_null(a);
 	/* recipients: user 2, user 14 (same database as user 2), a list, and
 	 * user 2 again through the list or by name: delivered once each */
@@ -192,7 +192,7 @@ static void test_many_sequential(void **state)
 {
 	(void)state;
 	/* every acknowledged delivery is there, under the id the reply gave */
-	struct mb_client *a = storetest_client(&T, 4, MB_LOGON_F_LZ4);
+	struct mb_client *a = storetest_client(&T, 4, MB_LOGON_F_LZ77);
 	struct mb_client *b = storetest_client(&T, 5, 0);
 	assert_non_null(a);
 	assert_non_null(b);

@@ -553,7 +553,7 @@ static void test_malformed_frames(void **state)
 	put32le(h + 12, 8);
 	assert_int_equal(mb_frame_check(h, sizeof(h), 4, &hdr, &total), MB_ETOOBIG);
 	/* compressed claim with garbage payload */
-	h[7] = MB_FRAME_F_LZ4;
+	h[7] = MB_FRAME_F_LZ77;
 	put32le(h + 12, 1000);
 	memset(h + MB_FRAME_HDR, 0xFF, 8);
 	assert_int_equal(mb_frame_check(h, sizeof(h), 0, &hdr, &total), 0);

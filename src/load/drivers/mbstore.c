@@ -42,6 +42,7 @@
 #include "load/drivers/reqbuild.h"
 #include "load/replica.h"
 #include "load/target.h"
+#include "proto/lz77.h"
 #include "proto/proto.h"
 
 /* ---- the step table ------------------------------------------------------------------- */
@@ -98,6 +99,8 @@ static int mbs_shard_init(const struct mb_target_env *env, void **out)
 		rc = mb_buf_create(64 << 10, &sh->enc);
 	if (rc == 0)
 		rc = mb_buf_create(64 << 10, &sh->enc_tmp);
+	if (rc == 0)
+		rc = mb_lz77_create(MB_LZ77_DEPTH, &sh->lz77);
 	*out = sh;
 	return rc;
 }
@@ -113,6 +116,7 @@ static void mbs_shard_fini(void *p)
 	mb_buf_destroy(sh->scratch);
 	mb_buf_destroy(sh->enc);
 	mb_buf_destroy(sh->enc_tmp);
+	mb_lz77_destroy(sh->lz77);
 	free(sh);
 }
 

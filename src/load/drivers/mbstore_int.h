@@ -58,6 +58,7 @@ struct mbs_shard {
 	struct mb__rb rb; /* the batch being built (drivers/reqbuild.h) */
 	struct mb_arena *arena;
 	struct mb_buf *scratch, *enc, *enc_tmp;
+	struct mb_lz77 *lz77; /* the shard's payload encoder */
 	char *body;
 	size_t body_cap;
 	char *att; /* a draft's attachment bytes, one after the other */
@@ -81,7 +82,7 @@ struct mbs_sync {
 struct mbs_user {
 	uint32_t seq;
 	uint32_t compress_min;
-	bool lz4;
+	bool compress; /* granted at logon */
 	bool busy;     /* a request in flight */
 	uint8_t kind;  /* step in flight */
 	uint8_t phase; /* logon: 1 challenge, 2 logon; sync: 1, 2 */

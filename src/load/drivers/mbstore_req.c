@@ -46,7 +46,8 @@ int mb__mbs_send_rpc(struct mb_tuser *u)
 		m->nrel = 0;
 	}
 	struct mb_request req = {.seq = ++m->seq, .nops = (uint16_t)rb->nops, .ops = rb->ops};
-	struct mb_codec_opts opts = {.lz4 = m->lz4, .min_bytes = m->compress_min, .max_frame = 0};
+	struct mb_codec_opts opts = {
+	    .lz77 = m->compress ? sh->lz77 : NULL, .min_bytes = m->compress_min, .max_frame = 0};
 	mb_buf_reset(sh->enc);
 	size_t wire = 0;
 	int rc = mb_request_encode(sh->enc, sh->enc_tmp, &req, &opts, &wire);

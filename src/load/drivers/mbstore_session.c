@@ -22,7 +22,7 @@
 
 static uint32_t logon_flags(const struct mb_tuser *u)
 {
-	return (u->env->compression ? MB_LOGON_F_LZ4 : 0) |
+	return (u->env->compression ? MB_LOGON_F_LZ77 : 0) |
 	       (u->env->notify ? MB_LOGON_F_NOTIFY : 0);
 }
 
@@ -34,7 +34,7 @@ int mb__mbs_emit_logon(struct mb_tuser *u, const struct mb_step *s, struct mb_st
 	op->u.challenge.user = mb_str(mb_target_account(u)->name);
 	op->u.challenge.flags = logon_flags(u);
 	M(u)->phase = 1;
-	M(u)->lz4 = false;
+	M(u)->compress = false;
 	return mb__mbs_send_rpc(u);
 }
 
@@ -75,7 +75,7 @@ int mb__mbs_took_logon(struct mb_tuser *u, const struct mb_reply *r, struct mb_s
 	const struct mb_op_reply *l = mb__mbs_find_op(r, MB_OP_LOGON, 0);
 	if (!l || l->status != 0)
 		return mb__mbs_op_status(l);
-	m->lz4 = (l->u.logon.flags & MB_LOGON_F_LZ4) != 0;
+	m->compress = (l->u.logon.flags & MB_LOGON_F_LZ77) != 0;
 	m->compress_min = l->u.logon.compress_min;
 	const struct mb_op_reply *q = mb__mbs_find_op(r, MB_OP_QUERY_ROWS, 0);
 	if (q && q->status == 0) {

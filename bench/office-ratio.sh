@@ -1,22 +1,23 @@
 #!/bin/sh
-# bench/office-lz4.sh: how well real office documents compress with LZ4, as
-# the protocol compresses them (each 28 KB ReadStream chunk on its own),
-# against mailbench's "office" content kind (src/core/content.c).
+# bench/office-ratio.sh: how well real office documents compress with the
+# wire's LZ77+DIRECT2, as the protocol compresses them (each 28 KB
+# ReadStream chunk on its own), against mailbench's "office" content kind
+# (src/core/content.c).
 # LibreOffice (headless) writes Word 97-2003 (.doc) files of 8, 40 and 63 KB
 # of English prose (the licence texts in /usr/share/common-licenses) and an
 # Excel 97-2003 (.xls) file of a 1,500-row sales table; each is compressed
-# chunk by chunk with the lz4 command (level 1, LZ4_compress_default's).
-# Then tests/unit/test_content prints the office kind's ratio on 40 KB
-# samples.  Prints a line per file, the mean, and last the ratio of the
-# kind's figure to the real files' mean.
+# chunk by chunk by bench/mb-rpccodec (LZ4 beside it, for reference).
+# Then tests/unit/test_content prints the office kind's ratio.  Prints a
+# line per file, the mean, and last the ratio of the kind's figure to the
+# real files' mean (bench/kind-ratio.py).
 #
-# One command: bench/office-lz4.sh [BUILD_DIR].  Needs soffice
-# (libreoffice-writer-nogui, libreoffice-calc-nogui), lz4 (lz4 or
-# liblz4-tool) and python3; exit 77 without them.  Not run by make check.
+# One command: bench/office-ratio.sh [BUILD_DIR].  Needs soffice
+# (libreoffice-writer-nogui, libreoffice-calc-nogui) and python3; exit 77
+# without them.  Not run by make check.
 set -u
 B=${1:-${MB_BUILDDIR:-.}}
-for c in soffice lz4 python3; do
-	command -v "$c" >/dev/null 2>&1 || { echo "office-lz4.sh: needs $c" >&2; exit 77; }
+for c in soffice python3; do
+	command -v "$c" >/dev/null 2>&1 || { echo "office-ratio.sh: needs $c" >&2; exit 77; }
 done
 W=$(mktemp -d "${TMPDIR:-/tmp}/mb-office.XXXXXX")
 trap 'rm -rf "$W"' EXIT INT TERM
@@ -41,6 +42,6 @@ with open(sys.argv[1], "w") as f:
 EOF
 (cd "$W" && HOME="$W" timeout 300 soffice --headless --convert-to doc small.txt medium.txt \
 	large.txt >/dev/null 2>&1 && HOME="$W" timeout 300 soffice --headless --convert-to xls \
-	sheet.csv >/dev/null 2>&1) || { echo "office-lz4.sh: soffice failed" >&2; exit 3; }
-python3 "$(dirname "$0")/lz4-kind.py" office "$B" "$W/small.doc" "$W/medium.doc" \
+	sheet.csv >/dev/null 2>&1) || { echo "office-ratio.sh: soffice failed" >&2; exit 3; }
+python3 "$(dirname "$0")/kind-ratio.py" office "$B" "$W/small.doc" "$W/medium.doc" \
 	"$W/large.doc" "$W/sheet.xls" || exit 3
