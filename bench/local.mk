@@ -20,7 +20,7 @@ EXTRA_DIST += bench/store-ops.sh bench/store-memory.sh bench/init-vs-fio.sh \
 # (bench/rpc-compression.sh)
 noinst_PROGRAMS += bench/mb-rpccodec
 bench_mb_rpccodec_SOURCES = bench/mb-rpccodec.c
-bench_mb_rpccodec_LDADD = src/proto/libmbproto.a src/core/libmbcore.a $(MB_EXT_LIBS)
+bench_mb_rpccodec_LDADD = src/proto/libmbproto.a src/core/libmbcore.a $(MB_EXT_LIBS) $(LZ4_LIBS)
 EXTRA_DIST += bench/rpc-compression.sh
 
 # the load engine, the console and run, the storage test

@@ -19,9 +19,10 @@
  *
  * With dumps it also prints each encoder's speed on the payloads (one
  * core) and the wire's encoding time against LZ4's.  Every LZ77+DIRECT2
- * output is decoded again and compared (exit 1 on a mismatch).  Exit 0 measured, 1 a check failed,
- * 2 bad input. A measurement tool of bench/ (bench/rpc-compression.sh, bench/kind-ratio.py), not
- * part of the product.
+ * output is decoded again and compared (exit 1 on a mismatch).
+ * Exit 0 measured, 1 a check failed, 2 bad input.  A measurement tool of
+ * bench/ (bench/rpc-compression.sh, bench/kind-ratio.py), not part of the
+ * product.
  */
 #include "config.h"
 

@@ -8,8 +8,8 @@
  * Bodies are English-like text: words drawn with a Zipf law from a fixed
  * vocabulary (common English words first, then generated words), sentences
  * and paragraphs (a body samples sentences from a fixed pool of 32,768
- * generated once, so bodies come at memory speed for `mailbench init`), so that LZ4 compresses them
- * about 2:1 like real mail text. A body is a pure function of its seed: the same seed gives the
+ * generated once, so bodies come at memory speed for `mailbench init`), so that the wire's
+ * LZ77+DIRECT2 compresses them about 2.4:1 like real English prose. A body is a pure function of its seed: the same seed gives the
  * same bytes, different seeds give different texts (never one repeated body).  Sizes follow a
  * log-normal law (sigma 1) around the requested average, clamped to [MB_CONTENT_MIN,
  * MB_CONTENT_MAX], with the mean kept at the average. Thread-safe: the vocabulary is built once
@@ -32,21 +32,23 @@ void mb_content_fill(uint64_t seed, char *buf, size_t len);
  * that is not counted in *len.  MB_ENOMEM on failure. */
 int mb_content_body(uint64_t seed, size_t avg_bytes, char **out, size_t *len);
 /* Kinds of content, each with the compressibility of its real
- * counterpart (LZ4, what the protocol uses), not one tuned ratio; the
- * ratios tests/unit/test_content.c measures on 40 KB samples:
- *   text    plain text (the generator above)                   1.9:1
- *   rtf     the text in RTF control words (Outlook's RTF)      2.4:1
- *   html    the text in Outlook-style HTML markup              2.9:1
+ * counterpart under the wire's LZ77+DIRECT2 (proto/lz77.h), not one tuned
+ * ratio; the ratios tests/unit/test_content.c measures per 28 KB chunk of
+ * 43,254-byte samples:
+ *   text    plain text (the generator above; English prose
+ *           measured here: 2.4-2.5:1)                          2.4:1
+ *   rtf     the text in RTF control words (Outlook's RTF)      3.0:1
+ *   html    the text in Outlook-style HTML markup              3.5:1
  *   office  an office document: a compound-file layout with
  *           sector tables, UTF-16 text runs, records, stream
  *           ends, a little binary (as Word/Excel 97-2003 files
- *           measured here: 2.0-2.6:1 per 28 KB)                2.3:1
+ *           measured here: 2.7-4.1:1 per 28 KB, 3.6:1 mean)    3.7:1
  *   image   a compressed image (JPEG-like: a header, then
  *           entropy-coded data that does not compress)         1.0:1
  *   bitmap  an uncompressed Windows bitmap of a drawing (BMP,
  *           24 bits: flat shapes, anti-aliased edges, some
  *           detailed areas; as small real drawings, diagrams
- *           and icons written as BMPs: 2.0-5.1:1, 3.8:1 mean)  3.9:1
+ *           and icons written as BMPs: 2.2-6.4:1, 4.4:1 mean)  4.3:1
  * Each is a pure function of (kind, seed, len).  The codes travel as
  * PR_ATTACH_KIND: new kinds go last. */
 enum mb_content_kind {

@@ -1,7 +1,7 @@
 /* test_proto.c: unit tests of the wire codec (src/proto/proto.c).
  * Every op's request and reply is encoded, framed, checked, decoded and
  * compared field by field; malformed frames (bad magic, lengths, counts,
- * truncation at every byte, oversize, trailing bytes, corrupt LZ4) must be
+ * truncation at every byte, oversize, trailing bytes, corrupt compressed payloads) must be
  * refused with MB_EPROTO / MB_ETOOBIG / MB_EAGAIN and never crash. */
 #include <setjmp.h>
 #include <stdarg.h>
