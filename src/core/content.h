@@ -9,11 +9,11 @@
  * vocabulary (common English words first, then generated words), sentences
  * and paragraphs (a body samples sentences from a fixed pool of 32,768
  * generated once, so bodies come at memory speed for `mailbench init`), so that the wire's
- * LZ77+DIRECT2 compresses them about 2.4:1 like real English prose. A body is a pure function of its seed: the same seed gives the
- * same bytes, different seeds give different texts (never one repeated body).  Sizes follow a
- * log-normal law (sigma 1) around the requested average, clamped to [MB_CONTENT_MIN,
- * MB_CONTENT_MAX], with the mean kept at the average. Thread-safe: the vocabulary is built once
- * (pthread_once) and read-only.
+ * LZ77+DIRECT2 compresses them about 2.4:1 like real English prose. A body is a pure function of
+ * its seed: the same seed gives the same bytes, different seeds give different texts (never one
+ * repeated body).  Sizes follow a log-normal law (sigma 1) around the requested average, clamped to
+ * [MB_CONTENT_MIN, MB_CONTENT_MAX], with the mean kept at the average. Thread-safe: the vocabulary
+ * is built once (pthread_once) and read-only.
  */
 #ifndef MB_CORE_CONTENT_H
 #define MB_CORE_CONTENT_H
