@@ -257,6 +257,13 @@ static void dispatch(struct conn *c, const struct mb_frame_hdr *hdr, const uint8
 		send_error(c, hdr->seq, MB_EPROTO, "only REQUEST frames are accepted");
 		return;
 	}
+	if ((hdr->flags & MB_FRAME_F_LZ77) && !c->compress) {
+		/* a small frame can claim megabytes: decompressed only for a
+		 * session that asked for compression and was granted it */
+		ls->frame_errors++;
+		send_error(c, hdr->seq, MB_EPROTO, "compression was not granted to this session");
+		return;
+	}
 	int rc = mb_frame_payload(hdr, frame, ls->zbuf, &p, &len);
 	if (rc) {
 		ls->frame_errors++;

@@ -1,7 +1,9 @@
 /* test_server.c: connection handling of the store (src/store/net.c),
  * against a real store in a thread: an idle connection is closed after the
  * idle timeout; a well-framed but malformed payload gets an ERROR frame
- * and the connection stays usable; a frame header above the size limit
+ * and the connection stays usable; a compressed request is decompressed
+ * only on a session granted compression (else an ERROR frame, and the
+ * connection stays usable); a frame header above the size limit
  * gets an ERROR frame (MB_ETOOBIG) and the connection is closed; a
  * response to a pipelined second request waits for the first; a client
  * that goes away is never the process's death (SIGPIPE ignored by the
@@ -20,6 +22,7 @@
 
 #include "storetest.h"
 #include "tests/opbatch.h"
+#include "proto/lz77.h"
 
 static struct storetest T;
 
@@ -113,6 +116,59 @@ static void test_bad_payload_then_ok(void **state)
 	const struct mb_topo_user *u = mb_topology_user(T.topo, 2);
 	assert_int_equal(mb_client_logon(c, u->name, u->password, 0, NULL), 0);
 	mb_client_destroy(c);
+}
+
+/* Compressed requests: decompressed only on a session granted compression. */
+static void test_compression_needs_grant(void **state)
+{
+	(void)state;
+	struct mb_lz77 *z;
+	struct mb_buf *out, *tmp;
+	struct mb_frame_hdr h;
+	const uint8_t *p;
+	size_t len;
+	assert_int_equal(mb_lz77_create(MB_LZ77_DEPTH, &z), 0);
+	mb_buf_create(0, &out);
+	mb_buf_create(0, &tmp);
+	for (int granted = 0; granted <= 1; granted++) {
+		struct mb_client *c = storetest_client(&T, 4, granted ? MB_LOGON_F_LZ77 : 0);
+		assert_non_null(c);
+		assert_int_equal(mb_client_compressing(c), granted);
+		/* a batch of the same OpenFolder: it compresses */
+		struct mb_op ops[16];
+		memset(ops, 0, sizeof(ops));
+		for (int i = 0; i < 16; i++) {
+			ops[i].code = MB_OP_OPEN_FOLDER;
+			ops[i].u.open_folder.fid = MB_FID(mb_client_mailbox(c), MB_FID_INBOX);
+		}
+		struct mb_request rq = {55, 16, ops};
+		struct mb_codec_opts o = {z, 0, 0};
+		mb_buf_reset(out);
+		assert_int_equal(mb_request_encode(out, tmp, &rq, &o, NULL), 0);
+		assert_int_equal(mb_buf_data(out)[7], MB_FRAME_F_LZ77);
+		assert_int_equal(mb_client_send_raw(c, mb_buf_data(out), mb_buf_len(out)), 0);
+		assert_int_equal(mb_client_recv_frame(c, &h, &p, &len), 0);
+		assert_int_equal(h.seq, 55);
+		if (granted) {
+			assert_int_equal(h.kind, MB_FRAME_REPLY);
+		} else {
+			assert_int_equal(h.kind, MB_FRAME_ERROR);
+			struct mb_frame_error e;
+			assert_int_equal(mb_error_decode(p, len, &e), 0);
+			assert_int_equal(e.code, MB_EPROTO);
+			/* the connection still works, uncompressed */
+			mb_buf_reset(out);
+			assert_int_equal(mb_request_encode(out, tmp, &rq, NULL, NULL), 0);
+			assert_int_equal(mb_client_send_raw(c, mb_buf_data(out), mb_buf_len(out)),
+					 0);
+			assert_int_equal(mb_client_recv_frame(c, &h, &p, &len), 0);
+			assert_int_equal(h.kind, MB_FRAME_REPLY);
+		}
+		mb_client_destroy(c);
+	}
+	mb_buf_destroy(out);
+	mb_buf_destroy(tmp);
+	mb_lz77_destroy(z);
 }
 
 static void test_oversize_closes(void **state)
@@ -232,9 +288,13 @@ static void test_gone_mid_request(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_sigpipe_ignored),  cmocka_unit_test(test_bad_payload_then_ok),
-	    cmocka_unit_test(test_oversize_closes),  cmocka_unit_test(test_pipelined_in_order),
-	    cmocka_unit_test(test_gone_mid_request), cmocka_unit_test(test_idle_closed),
+	    cmocka_unit_test(test_sigpipe_ignored),
+	    cmocka_unit_test(test_bad_payload_then_ok),
+	    cmocka_unit_test(test_compression_needs_grant),
+	    cmocka_unit_test(test_oversize_closes),
+	    cmocka_unit_test(test_pipelined_in_order),
+	    cmocka_unit_test(test_gone_mid_request),
+	    cmocka_unit_test(test_idle_closed),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
