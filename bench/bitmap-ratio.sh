@@ -35,9 +35,13 @@ for f in /usr/share/doc/valgrind/html/images/dh-tree.png \
 	/usr/share/icons/Adwaita/512x512/places/folder-pictures.png; do
 	[ -r "$f" ] || continue
 	n=$((n + 1))
+	bmp="$W/$n-$(basename "$f" .png).bmp"
 	convert "$f" -background white -alpha remove -alpha off -resize '120x120!' \
-		-type TrueColor -compress None "BMP3:$W/$n-$(basename "$f" .png).bmp" ||
+		-type TrueColor -compress None "BMP3:$bmp" ||
 		{ echo "bitmap-ratio.sh: convert failed on $f" >&2; exit 3; }
+	# a convert that is not ImageMagick's can exit 0 and write nothing
+	[ "$(head -c 2 "$bmp" 2>/dev/null)" = BM ] ||
+		{ echo "bitmap-ratio.sh: convert wrote no BMP for $f (is it ImageMagick's?)" >&2; exit 3; }
 done
 [ "$n" -ge 3 ] || { echo "bitmap-ratio.sh: fewer than 3 of the images here" >&2; exit 77; }
 python3 "$(dirname "$0")/kind-ratio.py" bitmap "$B" --geometric "$W"/*.bmp || exit 3
