@@ -34,11 +34,10 @@
 
 #include "core/clock.h"
 #include "proto/lz77.h"
+#include "proto/proto_int.h" /* get32 */
 
 #define FRAME_HDR 16
 #define MAX_PAYLOAD (4u << 20)
-
-static uint32_t get16(const uint8_t *p) { return (uint32_t)p[0] | (uint32_t)p[1] << 8; }
 
 struct codecs {
 	struct mb_lz77 *lz77[2]; /* depth 1, depth MB_LZ77_DEPTH */
@@ -134,7 +133,7 @@ static int dumps(struct codecs *k, size_t min, char **files, int nfiles)
 		}
 		uint8_t h[5];
 		while (rc == 0 && fread(h, 1, 5, f) == 5) {
-			size_t len = get16(h + 1) | (size_t)get16(h + 3) << 16, s[3];
+			size_t len = get32(h + 1), s[3];
 			int kd = h[0] == 'Q' ? K_Q : h[0] == 'R' ? K_R : h[0] == 'N' ? K_N : -1;
 			if (kd < 0 || len > MAX_PAYLOAD) {
 				fprintf(stderr, "mb-rpccodec: %s: not a payload dump\n", files[a]);

@@ -361,13 +361,11 @@ static int logon_common(struct mb_client *c, const char *user, const char *passw
 	if (rep.ops[0].status)
 		return rep.ops[0].status;
 	c->mailbox = rep.ops[0].u.logon.mailbox;
-	if ((rep.ops[0].u.logon.flags & MB_LOGON_F_LZ77) && !c->opts.lz77) {
-		rc = mb_lz77_create(MB_LZ77_DEPTH, &c->opts.lz77);
-		if (rc)
-			return rc;
-	} else if (!(rep.ops[0].u.logon.flags & MB_LOGON_F_LZ77)) {
+	if (!(rep.ops[0].u.logon.flags & MB_LOGON_F_LZ77)) {
 		mb_lz77_destroy(c->opts.lz77);
 		c->opts.lz77 = NULL;
+	} else if (!c->opts.lz77 && (rc = mb_lz77_create(MB_LZ77_DEPTH, &c->opts.lz77)) != 0) {
+		return rc;
 	}
 	c->opts.min_bytes = rep.ops[0].u.logon.compress_min;
 	if (reply)

@@ -8,6 +8,7 @@
  * entries) so that small payloads do not pay for clearing a large table. */
 #include "proto/lz77.h"
 #include "core/error.h"
+#include "proto/proto_int.h" /* the little-endian primitives */
 
 #include <stdlib.h>
 #include <string.h>
@@ -44,20 +45,6 @@ static uint32_t hash3(const uint8_t *p, int bits)
 	uint32_t v = (uint32_t)p[0] << 16 | (uint32_t)p[1] << 8 | p[2];
 	return (v * 2654435761u) >> (32 - bits);
 }
-
-static void put16(uint8_t *o, uint32_t v)
-{
-	o[0] = (uint8_t)v;
-	o[1] = (uint8_t)(v >> 8);
-}
-
-static void put32(uint8_t *o, uint32_t v)
-{
-	put16(o, v);
-	put16(o + 2, v >> 16);
-}
-
-static uint32_t get16(const uint8_t *p) { return (uint32_t)p[0] | (uint32_t)p[1] << 8; }
 
 /* The longest match for in[ip..n) among the chain's candidates: its
  * length (0 when none) and *off its offset. */
@@ -98,7 +85,7 @@ static size_t longest(const struct mb_lz77 *e, const uint8_t *in, size_t n, size
 static size_t put_match(uint8_t *out, size_t op, size_t *half, size_t len, size_t off)
 {
 	len -= 3;
-	put16(out + op, (uint32_t)(off - 1) << 3 | (uint32_t)(len < 7 ? len : 7));
+	put16(out + op, (uint16_t)((off - 1) << 3 | (len < 7 ? len : 7)));
 	op += 2;
 	if (len < 7)
 		return op;
@@ -121,7 +108,7 @@ static size_t put_match(uint8_t *out, size_t op, size_t *half, size_t len, size_
 	out[op++] = 255;
 	len += 7 + 15;
 	if (len < 65536) {
-		put16(out + op, (uint32_t)len);
+		put16(out + op, (uint16_t)len);
 		return op + 2;
 	}
 	put16(out + op, 0);
@@ -200,7 +187,7 @@ static size_t long_length(const uint8_t *in, size_t n, size_t *ip, size_t *half)
 			if (len == 0) {
 				if (n - *ip < 4)
 					return (size_t)-1;
-				len = get16(in + *ip) | (size_t)get16(in + *ip + 2) << 16;
+				len = get32(in + *ip);
 				*ip += 4;
 			}
 			if (len < 15 + 7)
@@ -221,7 +208,7 @@ int mb_lz77_decode(const uint8_t *in, size_t n, uint8_t *out, size_t cap, size_t
 		if (nflags == 0) {
 			if (n - ip < 4)
 				return MB_EPROTO;
-			flags = get16(in + ip) | get16(in + ip + 2) << 16;
+			flags = get32(in + ip);
 			ip += 4;
 			nflags = 32;
 		}
