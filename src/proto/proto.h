@@ -174,6 +174,9 @@ enum mb_ptype {
 #define MB_PR_START_DATE MB_PTAG(0x0060, MB_PT_TIME) /* appointments */
 #define MB_PR_END_DATE MB_PTAG(0x0061, MB_PT_TIME)
 #define MB_PR_SENDER_NAME MB_PTAG(0x0C1A, MB_PT_STRING)
+/* PidTagDeleteAfterSubmit (MS-OXOMSG 2.2.3.8, 3.3.5.1.3): the submitted
+ * message is deleted once sent instead of kept in Sent Items */
+#define MB_PR_DELETE_AFTER_SUBMIT MB_PTAG(0x0E01, MB_PT_BOOL)
 #define MB_PR_DISPLAY_TO MB_PTAG(0x0E04, MB_PT_STRING)
 #define MB_PR_DELIVERY_TIME MB_PTAG(0x0E06, MB_PT_TIME)
 #define MB_PR_MESSAGE_FLAGS MB_PTAG(0x0E07, MB_PT_I32) /* bit 0: read */

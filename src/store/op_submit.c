@@ -6,7 +6,10 @@
  * message sent, in its own transaction: what MAPI's spooler does when the
  * transport is done with a message (IMsgStore::FinishedMsg ->
  * IMAPISupport::DoSentMail, MS-OXOMSG 3.2.4.1: the submitted message moves
- * to the folder PidTagSentMailSvrEID names once sent).  This store keeps
+ * to the folder PidTagSentMailSvrEID names once sent), or deletes it when
+ * the message has PidTagDeleteAfterSubmit set (MS-OXOMSG 3.3.5.1.3: a
+ * cached-mode client keeps its own Sent Items copy and uploads it, see
+ * drivers/mbstore_write.c).  This store keeps
  * the submitted message in Sent Items from the start (it has no Outbox),
  * flagged MB_MSGFLAG_SUBMIT | MB_MSGFLAG_UNSENT until that last phase.
  * ops.c's executor moves the request between databases.
@@ -94,6 +97,10 @@ int mb__submit_begin(struct dbw *w, struct req *r, struct handle *h)
 	uint16_t dn = 0;
 	for (uint16_t i = 0; i < n; i++) {
 		uint32_t t = props[i].tag;
+		if (t == MB_PR_DELETE_AFTER_SUBMIT) {
+			sub->delete_after = props[i].v.i != 0;
+			continue;
+		}
 		if (t == MB_PR_SENDER_NAME || t == MB_PR_DELIVERY_TIME || t == MB_PR_MESSAGE_FLAGS)
 			continue;
 		dprops[dn++] = props[i];
@@ -213,13 +220,16 @@ int mb__submit_deliver(struct dbw *w, struct req *r)
 }
 
 /* SubmitMessage, the last phase (home database): the deliveries are done,
- * the message is sent (DoSentMail). */
+ * the message is sent (DoSentMail): marked sent, or deleted. */
 int mb__submit_finish(struct dbw *w, struct req *r)
 {
 	int rc = mb__txn_begin(w);
 	if (rc)
 		return rc;
-	rc = mb_schema_msg_set_flags(w->schema, r->sess->mailbox, r->sub->sent_mid, MB_MSGFLAG_READ,
-				     NULL);
+	if (r->sub->delete_after)
+		rc = mb_schema_msg_delete(w->schema, r->sess->mailbox, r->sub->sent_mid);
+	else
+		rc = mb_schema_msg_set_flags(w->schema, r->sess->mailbox, r->sub->sent_mid,
+					     MB_MSGFLAG_READ, NULL);
 	return mb__txn_end(w, r, rc, 0, 0);
 }

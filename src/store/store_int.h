@@ -102,6 +102,7 @@ struct submit_state {
 	int nrcpt;
 	int *rcpt; /* user indices, deduplicated */
 	uint64_t sent_mid;
+	bool delete_after;	/* PidTagDeleteAfterSubmit: the last phase deletes it */
 	struct mb_delivery *dl; /* nrcpt */
 	int ndl;
 	/* the message to deliver (copied into the request arena) */

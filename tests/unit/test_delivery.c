@@ -3,8 +3,8 @@
  * (expanded, deduplicated), one durable transaction per database, the
  * local-delivery counters (once per message per database, once per
  * recipient), the Sent Items copy (marked sent by the submit's last
- * phase), notifications, and refusal of unknown recipients without any
- * delivery. */
+ * phase, or deleted by it under PidTagDeleteAfterSubmit), notifications,
+ * and refusal of unknown recipients without any delivery. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -31,16 +31,20 @@ static int teardown(void **state)
 	return 0;
 }
 
-static int submit(struct mb_client *c, struct mb_bytes *names, uint16_t n, const char *subject,
-		  struct mb_op_reply *out)
+/* Submit a new message to names[0..n), with PidTagDeleteAfterSubmit set
+ * when das; the Submit's reply in *out. */
+static int submit_das(struct mb_client *c, struct mb_bytes *names, uint16_t n, const char *subject,
+		      bool das, struct mb_op_reply *out)
 {
 	struct mb_op ops[3];
-	struct mb_prop props[3];
+	struct mb_prop props[4];
 	struct mb_reply rep;
 	opbatch_mail_props(props, subject, "Delivery test body, long enough to be a message.",
 			   names, n);
+	props[3] = mb_prop_i64(MB_PR_DELETE_AFTER_SUBMIT, 1);
 	memset(ops, 0, sizeof(ops));
-	opbatch_compose(ops, MB_FID(mb_client_mailbox(c), MB_FID_SENT), 7, props, 3, MB_OP_SUBMIT);
+	opbatch_compose(ops, MB_FID(mb_client_mailbox(c), MB_FID_SENT), 7, props, das ? 4 : 3,
+			MB_OP_SUBMIT);
 	int rc = mb_client_call(c, ops, 3, &rep);
 	if (rc)
 		return rc;
@@ -48,6 +52,12 @@ static int submit(struct mb_client *c, struct mb_bytes *names, uint16_t n, const
 	assert_int_equal(rep.ops[1].status, 0);
 	*out = rep.ops[2];
 	return rep.ops[2].status;
+}
+
+static int submit(struct mb_client *c, struct mb_bytes *names, uint16_t n, const char *subject,
+		  struct mb_op_reply *out)
+{
+	return submit_das(c, names, n, subject, false, out);
 }
 
 static uint32_t folder_count(struct mb_client *c, uint32_t local)
@@ -167,6 +177,49 @@ static void test_users_and_lists(void **state)
 	mb_client_destroy(a);
 }
 
+/* PidTagDeleteAfterSubmit (a cached-mode client's first upload, against a
+ * server below version 8): delivered as any submit, and no copy left in
+ * Sent Items once sent; the property itself is not delivered. */
+static void test_delete_after_submit(void **state)
+{
+	(void)state;
+	struct mb_client *a = storetest_client(&T, 6, 0);
+	struct mb_client *b = storetest_client(&T, 7, 0);
+	assert_non_null(a);
+	assert_non_null(b);
+	struct mb_bytes name = mb_str(mb_topology_user(T.topo, 7)->name);
+	uint32_t sent = folder_count(a, MB_FID_SENT);
+	uint32_t inbox = folder_count(b, MB_FID_INBOX);
+	uint64_t db0, rc0, db1, rc1;
+	mb_store_delivery_counts(T.st, &db0, &rc0);
+	struct mb_op_reply r;
+	assert_int_equal(submit_das(a, &name, 1, "deleted after submit", true, &r), 0);
+	mb_store_delivery_counts(T.st, &db1, &rc1);
+	assert_int_equal(r.u.submit.n, 1);
+	assert_int_equal(rc1 - rc0, 1);
+	assert_int_equal(folder_count(a, MB_FID_SENT), sent);
+	assert_int_equal(folder_count(b, MB_FID_INBOX), inbox + 1);
+	struct mb_op op;
+	struct mb_op_reply o;
+	memset(&op, 0, sizeof(op));
+	memset(&o, 0, sizeof(o));
+	op.code = MB_OP_OPEN_MESSAGE;
+	op.u.open_message.fid = MB_FID(mb_client_mailbox(a), MB_FID_SENT);
+	op.u.open_message.mid = r.u.submit.mid;
+	op.u.open_message.handle = 1;
+	assert_int_equal(storetest_one(a, &op, &o), MB_ENOTFOUND);
+	struct mb_op_reply c;
+	uint32_t mbx = r.u.submit.dl[0].mailbox;
+	open_msg(b, MB_FID(mbx, MB_FID_INBOX), r.u.submit.dl[0].mid, 2, &c);
+	assert_null(mb_props_find(c.u.props.props, c.u.props.n, MB_PR_DELETE_AFTER_SUBMIT));
+	assert_non_null(mb_props_find(c.u.props.props, c.u.props.n, MB_PR_SUBJECT));
+	/* without it, the sender keeps its copy */
+	assert_int_equal(submit(a, &name, 1, "kept", &r), 0);
+	assert_int_equal(folder_count(a, MB_FID_SENT), sent + 1);
+	mb_client_destroy(a);
+	mb_client_destroy(b);
+}
+
 static void test_unknown_recipient(void **state)
 {
 	(void)state;
@@ -274,9 +327,8 @@ static void test_lists_home_database(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_users_and_lists),
-	    cmocka_unit_test(test_unknown_recipient),
-	    cmocka_unit_test(test_many_sequential),
+	    cmocka_unit_test(test_users_and_lists),	cmocka_unit_test(test_delete_after_submit),
+	    cmocka_unit_test(test_unknown_recipient),	cmocka_unit_test(test_many_sequential),
 	    cmocka_unit_test(test_lists_home_database),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -148,7 +148,8 @@ void mb__mbs_emit_view_table(struct mb_tuser *u, uint32_t local, uint32_t h);
 void mb__mbs_emit_open_table(struct mb_tuser *u, uint32_t local, uint32_t h, uint32_t max_rows,
 			     bool notify);
 void mb__mbs_emit_view_release(struct mb_tuser *u);
-void mb__mbs_compose(struct mb_tuser *u, uint32_t h, const struct mb_step *s);
+void mb__mbs_compose(struct mb_tuser *u, uint32_t h, const struct mb_step *s,
+		     const struct mb_prop *extra);
 void mb__mbs_compose_attachments(struct mb_tuser *u, uint32_t h, const struct mb_step *s);
 struct mb_prop *mb__mbs_appointment_props(struct mb_tuser *u, const struct mb_step *s, int *n);
 void mb__mbs_emit_create_item(struct mb_tuser *u, uint32_t local, struct mb_prop *p, int n);

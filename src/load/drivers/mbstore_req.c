@@ -201,8 +201,10 @@ void mb__mbs_emit_view_release(struct mb_tuser *u)
 }
 
 /* Set the properties of a new message of this kind on handle h: class,
- * subject, recipients (PR_RECIPIENTS), body (and times of a meeting). */
-void mb__mbs_compose(struct mb_tuser *u, uint32_t h, const struct mb_step *s)
+ * subject, recipients (PR_RECIPIENTS), body (and times of a meeting), and
+ * `extra` when not NULL (in the same SetProperties). */
+void mb__mbs_compose(struct mb_tuser *u, uint32_t h, const struct mb_step *s,
+		     const struct mb_prop *extra)
 {
 	struct mbs_shard *sh = SH(u);
 	struct mb__rb *rb = &sh->rb;
@@ -226,7 +228,7 @@ void mb__mbs_compose(struct mb_tuser *u, uint32_t h, const struct mb_step *s)
 	struct mb_op *op = mb__rb_op(rb, MB_OP_SET_PROPS);
 	op->u.set_props.handle = h;
 	int np = meeting ? 6 : 4;
-	struct mb_prop *p = mb__rb_props(rb, np);
+	struct mb_prop *p = mb__rb_props(rb, np + (extra ? 1 : 0));
 	static const char *const cls[] = {"IPM.Note", "IPM.Note", "IPM.Note",
 					  "IPM.Schedule.Meeting.Request"};
 	static const char *const pre[] = {"", "RE: ", "FW: ", ""};
@@ -242,6 +244,8 @@ void mb__mbs_compose(struct mb_tuser *u, uint32_t h, const struct mb_step *s)
 		p[4] = mb_prop_i64(MB_PR_START_DATE, s->start_ms);
 		p[5] = mb_prop_i64(MB_PR_END_DATE, s->end_ms);
 	}
+	if (extra)
+		p[np++] = *extra;
 	op->u.set_props.n = (uint16_t)np;
 	op->u.set_props.props = p;
 }

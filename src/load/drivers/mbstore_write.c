@@ -62,11 +62,23 @@ int mb__mbs_took_resolve(struct mb_tuser *u, const struct mb_reply *r, struct mb
 
 /* (Open the quoted original,) CreateMessage in Sent Items, compose
  * (SetProperties: class, subject, recipients, body of the send mix's
- * format), the attachments, Submit: one request. */
+ * format), the attachments, Submit: one request.
+ *
+ * Cached mode against a server of major version below 8 (Exchange 2003 is
+ * 6.5), as MS-OXCFXICS 3.3.4.3.3.2.1.2 "Avoiding Duplicate Uploads"
+ * describes it: the client copies its local message into a new server
+ * message and submits it (the first upload; the server keeps no copy once
+ * it is sent: PidTagDeleteAfterSubmit, MS-OXOMSG 3.3.5.1.3), moves its own
+ * item to its local Sent Items, and the next upload of Sent Items sends it
+ * again as a new item (the second upload: CreateMessage(Sent Items) for
+ * RopSynchronizationImportMessageChange, SetProperties, the attachments,
+ * SaveChangesMessage), in the action's request as every cached upload here
+ * (docs/workload.md). */
 int mb__mbs_emit_send(struct mb_tuser *u, const struct mb_step *s, struct mb_step_result *res)
 {
 	(void)res;
 	struct mb__rb *rb = RB(u);
+	bool cached = M(u)->rep != NULL;
 	if (s->item) {
 		struct mb_op *o = mb__rb_op(rb, MB_OP_OPEN_MESSAGE);
 		o->u.open_message.fid = fid_of(u, MB_FID_INBOX);
@@ -76,16 +88,28 @@ int mb__mbs_emit_send(struct mb_tuser *u, const struct mb_step *s, struct mb_ste
 	struct mb_op *op = mb__rb_op(rb, MB_OP_CREATE_MESSAGE);
 	op->u.create_message.fid = fid_of(u, MB_FID_SENT);
 	op->u.create_message.handle = H_NEW;
-	mb__mbs_compose(u, H_NEW, s);
+	struct mb_prop das = mb_prop_i64(MB_PR_DELETE_AFTER_SUBMIT, 1);
+	mb__mbs_compose(u, H_NEW, s, cached ? &das : NULL);
 	mb__mbs_compose_attachments(u, H_NEW, s);
 	mb__rb_op(rb, MB_OP_SUBMIT)->u.save.handle = H_NEW; /* submitting releases it */
 	if (s->item)
 		mb__rb_op(rb, MB_OP_RELEASE)->u.release.handle = H_MSG;
+	if (cached) {
+		struct mb_prop read = mb_prop_i64(MB_PR_MESSAGE_FLAGS, MB_MSGFLAG_READ);
+		op = mb__rb_op(rb, MB_OP_CREATE_MESSAGE);
+		op->u.create_message.fid = fid_of(u, MB_FID_SENT);
+		op->u.create_message.handle = H_NEW;
+		mb__mbs_compose(u, H_NEW, s, &read);
+		mb__mbs_compose_attachments(u, H_NEW, s);
+		mb__rb_op(rb, MB_OP_SAVE_CHANGES)->u.save.handle = H_NEW;
+		mb__rb_op(rb, MB_OP_RELEASE)->u.release.handle = H_NEW;
+	}
 	return mb__mbs_send_rpc(u);
 }
 
 /* A Submit reply: messages sent, deliveries; the sender's copy in Sent
- * Items, then each recipient's copy, into the ack log. */
+ * Items (cached: the uploaded one, into the replica; the submitted one is
+ * gone), then each recipient's copy, into the ack log. */
 int mb__mbs_took_send(struct mb_tuser *u, const struct mb_reply *r, struct mb_step_result *res)
 {
 	(void)res;
@@ -93,19 +117,26 @@ int mb__mbs_took_send(struct mb_tuser *u, const struct mb_reply *r, struct mb_st
 	if (!s || s->status != 0)
 		return mb__mbs_op_status(s);
 	struct mbs_shard *sh = SH(u);
+	struct mb_replica *rep = M(u)->rep;
 	u->st->n.msgs_sent++;
 	u->st->n.deliveries += s->u.submit.n;
+	const struct mb_op_reply *sv = NULL;
+	if (rep) {
+		sv = mb__mbs_find_op(r, MB_OP_SAVE_CHANGES, 0);
+		if (!sv || sv->status != 0)
+			return mb__mbs_op_status(sv);
+	}
 	/* one ack-log write for the whole delivery */
 	int n = 0;
-	sh->ids[n] = s->u.submit.mid;
+	sh->ids[n] = sv ? sv->u.saved.mid : s->u.submit.mid;
 	sh->flags[n++] = mailbox_of(u);
 	for (uint32_t i = 0; i < s->u.submit.n && n < ITEMS; i++) {
 		sh->ids[n] = s->u.submit.dl[i].mid;
 		sh->flags[n++] = s->u.submit.dl[i].mailbox;
 	}
 	mb_target_ack_many(u, '+', sh->flags, sh->ids, n);
-	if (M(u)->rep)
-		M(u)->rep->dirty |= 1u << MB_RSLOT_SENT;
+	if (sv)
+		mb_replica_upsert(rep, MB_RSLOT_SENT, sv->u.saved.mid, MB_MSGFLAG_READ, 0, -1);
 	return 0;
 }
 
