@@ -282,10 +282,10 @@ void mb_content_subject(uint64_t seed, char *buf, size_t len)
 
 /* ---- kinds of content ---- */
 
-const char *const mb_content_kind_names[MB_CK_COUNT + 1] = {"text",  "rtf",    "html", "office",
-							    "image", "bitmap", NULL};
+const char *const mb_content_kind_names[MB_CK_COUNT + 1] = {"text",  "rtf",    "html",	"office",
+							    "image", "bitmap", "photo", NULL};
 /* The file name extension of an attachment of each kind. */
-static const char *const kind_ext[MB_CK_COUNT] = {"txt", "rtf", "htm", "doc", "jpg", "bmp"};
+static const char *const kind_ext[MB_CK_COUNT] = {"txt", "rtf", "htm", "doc", "jpg", "bmp", "bmp"};
 
 const char *mb_content_kind_ext(enum mb_content_kind k)
 {
@@ -448,13 +448,14 @@ struct bm_rect {
 	bool detail;
 };
 
-static void fill_bitmap(uint64_t seed, char *buf, size_t len)
+enum { BMP_ROW = (MB_BITMAP_WIDTH * 3 + 3) & ~3 };
+
+/* The 54-byte header of a 24-bit BMP (BI_RGB) of MB_BITMAP_WIDTH pixels
+ * a row and as many rows as len holds; its height. */
+static int put_bmp_header(char *buf, size_t len, size_t *pos)
 {
-	enum { ROW = (MB_BITMAP_WIDTH * 3 + 3) & ~3 };
-	uint64_t s = seed ^ 0x626d6170ULL;
-	size_t pos = 0;
-	int height = (int)((len > 54 ? len - 54 : 0) / ROW) + 1;
-	uint32_t img = (uint32_t)ROW * (uint32_t)height;
+	int height = (int)((len > 54 ? len - 54 : 0) / BMP_ROW) + 1;
+	uint32_t img = (uint32_t)BMP_ROW * (uint32_t)height;
 	uint8_t h[54] = {'B', 'M'};
 	uint32_t v[] = {54 + img, 0, 54, 40, MB_BITMAP_WIDTH, (uint32_t)height};
 	for (int i = 0; i < 6; i++)
@@ -466,7 +467,30 @@ static void fill_bitmap(uint64_t seed, char *buf, size_t len)
 	h[39] = 0x0B;
 	h[42] = 0x13;
 	h[43] = 0x0B;
-	put(buf, len, &pos, (const char *)h, sizeof(h));
+	put(buf, len, pos, (const char *)h, sizeof(h));
+	return height;
+}
+
+/* A Windows bitmap of a photograph: the BMP header, then pixels whose
+ * sensor noise leaves no repeats for a byte-level codec (photographs
+ * written as 120 x 120 BMPs here: 1.00:1 and 1.01:1; docs/workload.md). */
+static void fill_photo(uint64_t seed, char *buf, size_t len)
+{
+	uint64_t s = seed ^ 0x70686f74ULL;
+	size_t pos = 0;
+	put_bmp_header(buf, len, &pos);
+	while (pos < len) {
+		uint64_t a = mix(&s);
+		put(buf, len, &pos, (const char *)&a, sizeof(a));
+	}
+}
+
+static void fill_bitmap(uint64_t seed, char *buf, size_t len)
+{
+	enum { ROW = BMP_ROW };
+	uint64_t s = seed ^ 0x626d6170ULL;
+	size_t pos = 0;
+	int height = put_bmp_header(buf, len, &pos);
 
 	struct bm_rect r[MB_BITMAP_SHAPES];
 	for (int i = 0; i < MB_BITMAP_SHAPES; i++) {
@@ -539,6 +563,9 @@ void mb_content_fill_kind(enum mb_content_kind k, uint64_t seed, char *buf, size
 		return;
 	case MB_CK_BITMAP:
 		fill_bitmap(seed, buf, len);
+		return;
+	case MB_CK_PHOTO:
+		fill_photo(seed, buf, len);
 		return;
 	default:
 		mb_content_fill(seed, buf, len);

@@ -49,6 +49,9 @@ int mb_content_body(uint64_t seed, size_t avg_bytes, char **out, size_t *len);
  *           24 bits: flat shapes, anti-aliased edges, some
  *           detailed areas; as small real drawings, diagrams
  *           and icons written as BMPs: 2.2-6.4:1, 4.4:1 mean)  4.3:1
+ *   photo   an uncompressed Windows bitmap of a photograph (the
+ *           BMP header, then pixels that do not compress: real
+ *           photographs written as BMPs, 1.00-1.01:1)           1.0:1
  * Each is a pure function of (kind, seed, len).  The codes travel as
  * PR_ATTACH_KIND: new kinds go last. */
 enum mb_content_kind {
@@ -58,14 +61,15 @@ enum mb_content_kind {
 	MB_CK_OFFICE,
 	MB_CK_IMAGE,
 	MB_CK_BITMAP,
+	MB_CK_PHOTO,
 	MB_CK_COUNT
 };
-/* "text", "rtf", "html", "office", "image", "bitmap". */
+/* "text", "rtf", "html", "office", "image", "bitmap", "photo". */
 const char *mb_content_kind_name(enum mb_content_kind k);
 /* The same names by code, then NULL (a choice list for the options). */
 extern const char *const mb_content_kind_names[MB_CK_COUNT + 1];
 /* An attachment file name's extension: "txt", "rtf", "htm", "doc", "jpg",
- * "bmp" ("bin" for an unknown kind). */
+ * "bmp", "bmp" ("bin" for an unknown kind). */
 const char *mb_content_kind_ext(enum mb_content_kind k);
 /* MB_EINVAL for an unknown name. */
 int mb_content_kind_parse(const char *name, enum mb_content_kind *out);

@@ -119,7 +119,7 @@ static const struct mb_opt mix_opts[] = {
     O_DBL(MK, "body_kb", body_kb, 0, 0.1, 65536, MB_OPT_REQ, "mean body size, KB"),
     O_INT(MK, "attachments", attachments, 0, 0, MB_MIX_MAX_ATTACH, 0, "attachments"),
     O_SCHOICE(MK, "attachment", attachment, mb_content_kind_names, "office", 0,
-	      "attachment kind: text, rtf, html, office, image or bitmap"),
+	      "attachment kind: text, rtf, html, office, image, bitmap or photo"),
     O_DBL(MK, "attachment_kb", attachment_kb, 0, 0, 65536, 0, "mean size of each attachment, KB"),
     O_DBL(MK, "weight", weight, 0, 0, 1e9, MB_OPT_REQ, "relative frequency in the mix"),
     O_STR(MK, "source", source, "", MB_OPT_REQ,

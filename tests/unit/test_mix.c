@@ -51,7 +51,7 @@ static void test_published_mixes(void **state)
 		assert_int_equal(sc->mix_send[6].attachments, 1);
 		/* Upsbmobj.msg's bitmap: uncompressed pixels, its picture a
 		 * calibrated choice */
-		assert_string_equal(sc->mix_send[6].attachment, "bitmap");
+		assert_string_equal(sc->mix_send[6].attachment, "photo");
 		assert_non_null(strstr(sc->mix_send[6].source, "calibrated"));
 		assert_true(sc->mix_send[6].attachment_kb == 43);
 		/* mostly small bodies: the send mix averages about 4 KB */
