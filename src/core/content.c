@@ -487,7 +487,6 @@ static void fill_photo(uint64_t seed, char *buf, size_t len)
 
 static void fill_bitmap(uint64_t seed, char *buf, size_t len)
 {
-	enum { ROW = BMP_ROW };
 	uint64_t s = seed ^ 0x626d6170ULL;
 	size_t pos = 0;
 	int height = put_bmp_header(buf, len, &pos);
@@ -503,7 +502,7 @@ static void fill_bitmap(uint64_t seed, char *buf, size_t len)
 		memcpy(r[i].c, &b, 3);
 		r[i].detail = (b >> 32) % 100 < MB_BITMAP_DETAIL_PCT;
 	}
-	uint8_t row[ROW];
+	uint8_t row[BMP_ROW];
 	for (int y = 0; y < height && pos < len; y++) {
 		memset(row, 0, sizeof(row));
 		for (int x = 0; x < MB_BITMAP_WIDTH; x++) {

@@ -85,22 +85,35 @@ int mb__mbs_emit_send(struct mb_tuser *u, const struct mb_step *s, struct mb_ste
 		o->u.open_message.mid = s->item;
 		o->u.open_message.handle = H_MSG;
 	}
+	/* the draft: CreateMessage, SetProperties, the attachments */
+	int first = rb->nops;
 	struct mb_op *op = mb__rb_op(rb, MB_OP_CREATE_MESSAGE);
 	op->u.create_message.fid = fid_of(u, MB_FID_SENT);
 	op->u.create_message.handle = H_NEW;
 	struct mb_prop das = mb_prop_i64(MB_PR_DELETE_AFTER_SUBMIT, 1);
 	mb__mbs_compose(u, H_NEW, s, cached ? &das : NULL);
 	mb__mbs_compose_attachments(u, H_NEW, s);
+	int end = rb->nops;
 	mb__rb_op(rb, MB_OP_SUBMIT)->u.save.handle = H_NEW; /* submitting releases it */
 	if (s->item)
 		mb__rb_op(rb, MB_OP_RELEASE)->u.release.handle = H_MSG;
-	if (cached) {
-		struct mb_prop read = mb_prop_i64(MB_PR_MESSAGE_FLAGS, MB_MSGFLAG_READ);
-		op = mb__rb_op(rb, MB_OP_CREATE_MESSAGE);
-		op->u.create_message.fid = fid_of(u, MB_FID_SENT);
-		op->u.create_message.handle = H_NEW;
-		mb__mbs_compose(u, H_NEW, s, &read);
-		mb__mbs_compose_attachments(u, H_NEW, s);
+	if (cached && !mb__rb_error(rb)) {
+		/* the second upload: the draft's ops again (same handles, the
+		 * same content already in the builder), read instead of
+		 * PidTagDeleteAfterSubmit, then saved */
+		for (int i = first; i < end; i++) {
+			const struct mb_op *d = &rb->ops[i];
+			op = mb__rb_op(rb, d->code);
+			*op = *d;
+			if (i == first + 1 &&
+			    d->code == MB_OP_SET_PROPS) { /* compose's: das last */
+				uint16_t n = d->u.set_props.n;
+				struct mb_prop *p = mb__rb_props(rb, n);
+				memcpy(p, d->u.set_props.props, n * sizeof(*p));
+				p[n - 1] = mb_prop_i64(MB_PR_MESSAGE_FLAGS, MB_MSGFLAG_READ);
+				op->u.set_props.props = p;
+			}
+		}
 		mb__rb_op(rb, MB_OP_SAVE_CHANGES)->u.save.handle = H_NEW;
 		mb__rb_op(rb, MB_OP_RELEASE)->u.release.handle = H_NEW;
 	}
