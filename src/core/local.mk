@@ -1,7 +1,7 @@
 # src/core/local.mk: the shared core (errors, counters, option-table engine, scenario loader,
-# histograms, system sampler, clock, random numbers, thresholds, mailbox profile, content
-# generator, stats stream, topology file, progress line, the table model every output prints
-# through) and its unit tests.
+# histograms, system sampler, clock, the end of signal handling, random numbers, thresholds,
+# mailbox profile, content generator, stats stream, topology file, progress line, the table
+# model every output prints through) and its unit tests.
 noinst_LIBRARIES += src/core/libmbcore.a
 src_core_libmbcore_a_SOURCES = \
 	src/core/error.c src/core/error.h \
@@ -14,6 +14,7 @@ src_core_libmbcore_a_SOURCES = \
 	src/core/mix.c src/core/mix.h \
 	src/core/sampler.c src/core/sampler.h \
 	src/core/clock.c src/core/clock.h \
+	src/core/sig.c src/core/sig.h \
 	src/core/rng.c src/core/rng.h \
 	src/core/threshold.c src/core/threshold.h \
 	src/core/mailbox.c src/core/mailbox.h \

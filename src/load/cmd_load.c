@@ -26,6 +26,7 @@
 #include <unistd.h>
 #include <uv.h>
 
+#include "core/sig.h"
 #include "core/options.h"
 #include "core/counters.h"
 #include "core/error.h"
@@ -90,7 +91,8 @@ static void raise_nofile(void)
 /* Stop the run's timers so the loop ends.  The signal handles stay open
  * (unreferenced) until the very end, so a second SIGTERM during the
  * shutdown (timeout(1) and process-group kills send two) is absorbed
- * instead of killing the process with the default action. */
+ * instead of killing the process with the default action; when they
+ * close, mb_signals_absorb (core/sig.h) ignores a later one. */
 static void stop_all(struct run *r)
 {
 	if (r->stopping)
@@ -107,6 +109,7 @@ static void close_signals(struct run *r, uv_loop_t *loop)
 	uv_close((uv_handle_t *)&r->sigint, NULL);
 	uv_close((uv_handle_t *)&r->sigterm, NULL);
 	uv_close((uv_handle_t *)&r->sigusr1, NULL);
+	mb_signals_absorb(); /* a late second SIGTERM must not cut the exit */
 	uv_run(loop, UV_RUN_DEFAULT);
 }
 

@@ -17,6 +17,7 @@
 #include <uv.h>
 
 #include "cmd.h"
+#include "core/sig.h"
 #include "core/options.h"
 #include "core/error.h"
 #include "report/capacity.h"
@@ -65,6 +66,7 @@ static void on_poll(uv_timer_t *t)
 		uv_timer_stop(t);
 		uv_close((uv_handle_t *)&r->sigint, NULL);
 		uv_close((uv_handle_t *)&r->sigterm, NULL);
+		mb_signals_absorb(); /* a late second SIGTERM must not cut the exit */
 		uv_close((uv_handle_t *)&r->poll, NULL);
 		mb_capacity_destroy(r->c);
 		r->c = NULL;

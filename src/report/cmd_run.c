@@ -18,6 +18,7 @@
 #include <uv.h>
 
 #include "cmd.h"
+#include "core/sig.h"
 #include "core/error.h"
 #include "report/acttable.h"
 #include "report/compare.h"
@@ -553,6 +554,7 @@ static int run_main(void *args, int argc, char **argv)
 	free(sum);
 	uv_close((uv_handle_t *)&r.sigint, NULL);
 	uv_close((uv_handle_t *)&r.sigterm, NULL);
+	mb_signals_absorb(); /* a late second SIGTERM must not cut the clean-up */
 	uv_close((uv_handle_t *)&r.progress, NULL);
 	uv_close((uv_handle_t *)&r.poll, NULL);
 	mb_session_destroy(r.s);

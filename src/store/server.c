@@ -25,6 +25,7 @@
 #include "store/net.h"
 #include "store/stats.h"
 #include "store/workers.h"
+#include "core/sig.h"
 #include "core/error.h"
 #include "proto/lz77.h"
 
@@ -324,6 +325,8 @@ int mb_store_run(struct mb_store *st)
 		ls->stats = NULL;
 	}
 	uv_walk(&ls->loop, close_walk, st);
+	if (ls->signals) /* the command's: a late second SIGTERM must not cut the exit */
+		mb_signals_absorb();
 	uv_run(&ls->loop, UV_RUN_DEFAULT);
 	uv_loop_close(&ls->loop);
 	return rc;
