@@ -19,6 +19,11 @@
 /* cached mode: a new-mail notification is downloaded 30 simulated seconds
  * later (KB870926, Outlook 2003's download timer) */
 #define DOWNLOAD_DELAY_SIM_S 30.0
+/* cached mode: local changes are uploaded 15 simulated seconds after the
+ * last one, 60 after the first at most (Outlook 2003's upload and maximum
+ * timers: the Cached Mode policy's Upload and Maximum values) */
+#define UPLOAD_DELAY_SIM_S 15.0
+#define UPLOAD_MAX_SIM_S 60.0
 
 struct mb_engine {
 	struct mb_engine_shared shared;
@@ -215,6 +220,8 @@ int mb_engine_create(const struct mb_engine_opts *o, struct mb_engine **out)
 	if (env->sync_period_s < 0.5)
 		env->sync_period_s = 0.5;
 	env->download_delay_s = DOWNLOAD_DELAY_SIM_S / o->accel;
+	env->upload_delay_s = UPLOAD_DELAY_SIM_S / o->accel;
+	env->upload_max_s = UPLOAD_MAX_SIM_S / o->accel;
 	const struct mb_topo_info *ti = mb_topology_info(o->topo);
 	env->avg_body = (size_t)(ti->mailbox.avg_message_kb > 0 ? ti->mailbox.avg_message_kb
 								: o->sc->mailbox.avg_message_kb) *

@@ -225,6 +225,10 @@ struct mb_target_env {
 	/* cached: wall seconds from a new-mail notification to its download
 	 * (KB870926's 30 s download timer, in simulated time) */
 	double download_delay_s;
+	/* cached: wall seconds from a local change to the end of its upload
+	 * pass: the upload timer (15 simulated s after the last change) and
+	 * the maximum timer (60 after the first) */
+	double upload_delay_s, upload_max_s;
 };
 
 /* A driver option: name, default, help. */

@@ -1,11 +1,14 @@
 /* idset.c: ID sets, the values of the ICS state properties a cached-mode
  * client uploads into a download context (MS-OXCFXICS 2.2.1.1): which
  * message ids it holds (IdsetGiven) and which change numbers it has seen
- * (CnsetSeen, CnsetSeenFAI, CnsetRead).  The wire form is in proto.h.
+ * (CnsetSeen, CnsetSeenFAI, CnsetRead), and that an upload context hands
+ * back with the change numbers of the imported changes added.  The wire
+ * form is in proto.h.
  *
- * Invariants: mb_idset_scan accepts exactly what mb_idset_encode writes
- * (ascending, disjoint, non-adjacent ranges with lo >= 1) and never reads
- * past len; nothing here allocates.
+ * Invariants: mb_idset_scan and mb_idset_decode accept exactly what
+ * mb_idset_encode writes (ascending, disjoint, non-adjacent ranges with
+ * lo >= 1) and never read past len; mb_idset_add keeps ranges in that
+ * form; nothing here allocates.
  */
 #include "config.h"
 
@@ -13,6 +16,7 @@
 #include "core/error.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 static int cmp_u64(const void *a, const void *b)
 {
@@ -100,12 +104,17 @@ static int varint_get(const uint8_t *p, size_t len, size_t *pos, uint64_t *v)
 	return MB_EPROTO;
 }
 
-int mb_idset_scan(const uint8_t *p, size_t len, uint32_t *nranges, uint64_t *nids, uint64_t *max)
+/* Walk an encoded set, checking it; the ranges into out when out (room
+ * for cap ranges). */
+static int idset_walk(const uint8_t *p, size_t len, struct mb_idrange *out, uint32_t cap,
+		      uint32_t *nranges, uint64_t *nids, uint64_t *max)
 {
 	size_t pos = 0;
 	uint64_t n, prev = 0, ids = 0;
 	if (varint_get(p, len, &pos, &n) || n > len) /* a range takes 2 bytes at least */
 		return MB_EPROTO;
+	if (out && n > cap)
+		return MB_ETOOBIG;
 	for (uint64_t i = 0; i < n; i++) {
 		uint64_t gap, span;
 		if (varint_get(p, len, &pos, &gap) || varint_get(p, len, &pos, &span))
@@ -118,11 +127,54 @@ int mb_idset_scan(const uint8_t *p, size_t len, uint32_t *nranges, uint64_t *nid
 			return MB_EPROTO;
 		prev = lo + span;
 		ids += span + 1;
+		if (out)
+			out[i] = (struct mb_idrange){lo, prev};
 	}
 	if (pos != len)
 		return MB_EPROTO;
 	*nranges = (uint32_t)n;
-	*nids = ids;
-	*max = prev;
+	if (nids)
+		*nids = ids;
+	if (max)
+		*max = prev;
 	return 0;
+}
+
+int mb_idset_scan(const uint8_t *p, size_t len, uint32_t *nranges, uint64_t *nids, uint64_t *max)
+{
+	return idset_walk(p, len, NULL, 0, nranges, nids, max);
+}
+
+int mb_idset_decode(const uint8_t *p, size_t len, struct mb_idrange *out, uint32_t cap, uint32_t *n)
+{
+	return idset_walk(p, len, out, cap, n, NULL, NULL);
+}
+
+uint32_t mb_idset_add(struct mb_idrange *r, uint32_t n, uint64_t lo, uint64_t hi)
+{
+	if (lo == 0)
+		lo = 1;
+	if (hi < lo)
+		return n;
+	/* skip the ranges wholly before lo and not adjacent to it */
+	uint32_t i = 0;
+	while (i < n && r[i].hi < lo - 1)
+		i++;
+	/* merge those that overlap or touch [lo, hi] (hi grows as they do) */
+	uint32_t j = i;
+	while (j < n && (hi == UINT64_MAX || r[j].lo <= hi + 1)) {
+		if (r[j].lo < lo)
+			lo = r[j].lo;
+		if (r[j].hi > hi)
+			hi = r[j].hi;
+		j++;
+	}
+	if (j == i) { /* nothing touched: insert at i */
+		memmove(&r[i + 1], &r[i], (size_t)(n - i) * sizeof(*r));
+		r[i] = (struct mb_idrange){lo, hi};
+		return n + 1;
+	}
+	r[i] = (struct mb_idrange){lo, hi};
+	memmove(&r[i + 1], &r[j], (size_t)(n - j) * sizeof(*r));
+	return n - (j - i) + 1;
 }

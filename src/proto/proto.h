@@ -33,7 +33,7 @@
 /* Header: u32 len | u8 magic | u8 version | u8 kind | u8 flags | u32 seq |
  * u32 raw_len (16 bytes, little-endian). */
 #define MB_PROTO_MAGIC 0x4Du	      /* 'M' */
-#define MB_PROTO_VERSION 2	      /* 2: LZ77+DIRECT2 payloads (1: LZ4) */
+#define MB_PROTO_VERSION 3	      /* 3: upload contexts (2: LZ77+DIRECT2 payloads; 1: LZ4) */
 #define MB_FRAME_HDR 16		      /* header bytes */
 #define MB_PROTO_MAX_FRAME (4u << 20) /* max payload, wire and decompressed */
 #define MB_PROTO_MAX_OPS 256	      /* operations per request frame */
@@ -109,7 +109,10 @@ struct mb_sort_key {
 	X(SYNC_CONFIGURE, 0x32, "SyncConfigure")                                                   \
 	X(SYNC_STATE_BEGIN, 0x33, "SyncStateBegin")                                                \
 	X(SYNC_STATE_CONTINUE, 0x34, "SyncStateContinue")                                          \
-	X(SYNC_STATE_END, 0x35, "SyncStateEnd")
+	X(SYNC_STATE_END, 0x35, "SyncStateEnd")                                                    \
+	X(SYNC_OPEN_COLLECTOR, 0x36, "SyncOpenCollector")                                          \
+	X(SYNC_GET_STATE, 0x37, "SyncGetTransferState")                                            \
+	X(FT_GET_BUFFER, 0x38, "FastTransferGetBuffer")
 
 enum mb_op_code {
 #define MB_X_OPC(id, code, name) MB_OP_##id = code,
@@ -368,7 +371,8 @@ struct mb_op {
 			uint32_t handle;
 		} sync_down;
 		/* SYNC_CONFIGURE: a contents download context on fid, or with
-		 * MB_SC_F_HIERARCHY one of the folders under it */
+		 * MB_SC_F_HIERARCHY one of the folders under it;
+		 * SYNC_OPEN_COLLECTOR: an upload context on fid (flags 0) */
 		struct {
 			uint64_t fid;
 			uint32_t handle;
@@ -408,8 +412,18 @@ struct mb_op {
 		struct {
 			uint32_t handle;
 		} ab_table;
+		/* SYNC_GET_STATE: the checkpoint state of the upload context
+		 * handle, as a FastTransfer download context `out` (read with
+		 * FT_GET_BUFFER, which takes read_stream) */
+		struct {
+			uint32_t handle;
+			uint32_t out;
+		} sync_xfer;
+		/* handle 0: the changes of fid; else those of the upload
+		 * context handle (SYNC_OPEN_COLLECTOR), fid unused */
 		struct {
 			uint64_t fid;
+			uint32_t handle;
 			uint32_t n;
 			struct mb_sync_change *changes;
 		} sync_up;
@@ -687,6 +701,13 @@ size_t mb_idset_encode(const struct mb_idrange *r, uint32_t n, uint8_t *out);
  * highest id (0 when empty), or MB_EPROTO when malformed (a varint cut or
  * over 64 bits, ranges out of order or overlapping, bytes left over). */
 int mb_idset_scan(const uint8_t *p, size_t len, uint32_t *nranges, uint64_t *nids, uint64_t *max);
+/* Decode an encoded set (checked as mb_idset_scan does) into out (room for
+ * cap ranges): 0 with the range count, MB_EPROTO, or MB_ETOOBIG past cap. */
+int mb_idset_decode(const uint8_t *p, size_t len, struct mb_idrange *out, uint32_t cap,
+		    uint32_t *n);
+/* Add [lo, hi] to the n ranges r (room for n + 1), merging what it touches:
+ * the new count. */
+uint32_t mb_idset_add(struct mb_idrange *r, uint32_t n, uint64_t lo, uint64_t hi);
 
 /* Helpers to build values. */
 struct mb_bytes mb_str(const char *s);

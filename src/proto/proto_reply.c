@@ -49,17 +49,20 @@ static void enc_reply_body(struct wr *w, const struct mb_op_reply *o)
 	case MB_OP_SYNC_STATE_BEGIN:
 	case MB_OP_SYNC_STATE_CONTINUE:
 	case MB_OP_SYNC_STATE_END:
+	case MB_OP_SYNC_OPEN_COLLECTOR:
 		break;
 	case MB_OP_CREATE_ATTACH:
 	case MB_OP_GET_ATTACH_TABLE:
 	case MB_OP_OPEN_STREAM:
 	case MB_OP_GET_AB_TABLE:
+	case MB_OP_SYNC_GET_STATE:
 		w_u32(w, o->u.table.rows);
 		break;
 	case MB_OP_OPEN_ATTACH:
 		w_props(w, o->u.props.props, o->u.props.n);
 		break;
 	case MB_OP_READ_STREAM:
+	case MB_OP_FT_GET_BUFFER:
 		w_lstr(w, o->u.stream.data);
 		break;
 	case MB_OP_RESOLVE_NAMES:
@@ -226,17 +229,20 @@ static void dec_reply_body(struct rd *r, struct mb_op_reply *o)
 	case MB_OP_SYNC_STATE_BEGIN:
 	case MB_OP_SYNC_STATE_CONTINUE:
 	case MB_OP_SYNC_STATE_END:
+	case MB_OP_SYNC_OPEN_COLLECTOR:
 		break;
 	case MB_OP_CREATE_ATTACH:
 	case MB_OP_GET_ATTACH_TABLE:
 	case MB_OP_OPEN_STREAM:
 	case MB_OP_GET_AB_TABLE:
+	case MB_OP_SYNC_GET_STATE:
 		o->u.table.rows = r_u32(r);
 		break;
 	case MB_OP_OPEN_ATTACH:
 		r_props(r, &o->u.props.props, &o->u.props.n);
 		break;
 	case MB_OP_READ_STREAM:
+	case MB_OP_FT_GET_BUFFER:
 		o->u.stream.data = r_lstr(r);
 		break;
 	case MB_OP_RESOLVE_NAMES: {

@@ -123,6 +123,7 @@ static void enc_op_body(struct wr *w, const struct mb_op *op)
 		w_u32(w, op->u.open_stream.handle);
 		break;
 	case MB_OP_READ_STREAM:
+	case MB_OP_FT_GET_BUFFER:
 		w_u32(w, op->u.read_stream.handle);
 		w_u32(w, op->u.read_stream.max);
 		break;
@@ -150,6 +151,7 @@ static void enc_op_body(struct wr *w, const struct mb_op *op)
 		w_u32(w, op->u.sync_down.handle);
 		break;
 	case MB_OP_SYNC_CONFIGURE:
+	case MB_OP_SYNC_OPEN_COLLECTOR:
 		w_u64(w, op->u.sync_cfg.fid);
 		w_u32(w, op->u.sync_cfg.handle);
 		w_u32(w, op->u.sync_cfg.flags);
@@ -166,12 +168,17 @@ static void enc_op_body(struct wr *w, const struct mb_op *op)
 	case MB_OP_SYNC_STATE_END:
 		w_u32(w, op->u.sync_state.handle);
 		break;
+	case MB_OP_SYNC_GET_STATE:
+		w_u32(w, op->u.sync_xfer.handle);
+		w_u32(w, op->u.sync_xfer.out);
+		break;
 	case MB_OP_SYNC_UPLOAD:
 		if (op->u.sync_up.n > MB_PROTO_MAX_IDS) {
 			w_fail(w, MB_ETOOBIG);
 			break;
 		}
 		w_u64(w, op->u.sync_up.fid);
+		w_u32(w, op->u.sync_up.handle);
 		w_u32(w, op->u.sync_up.n);
 		for (uint32_t i = 0; i < op->u.sync_up.n; i++) {
 			const struct mb_sync_change *c = &op->u.sync_up.changes[i];
@@ -325,6 +332,7 @@ static void dec_op_body(struct rd *r, struct mb_op *op)
 		op->u.open_stream.handle = r_u32(r);
 		break;
 	case MB_OP_READ_STREAM:
+	case MB_OP_FT_GET_BUFFER:
 		op->u.read_stream.handle = r_u32(r);
 		op->u.read_stream.max = r_u32(r);
 		break;
@@ -354,6 +362,7 @@ static void dec_op_body(struct rd *r, struct mb_op *op)
 		op->u.sync_down.handle = r_u32(r);
 		break;
 	case MB_OP_SYNC_CONFIGURE:
+	case MB_OP_SYNC_OPEN_COLLECTOR:
 		op->u.sync_cfg.fid = r_u64(r);
 		op->u.sync_cfg.handle = r_u32(r);
 		op->u.sync_cfg.flags = r_u32(r);
@@ -370,8 +379,13 @@ static void dec_op_body(struct rd *r, struct mb_op *op)
 	case MB_OP_SYNC_STATE_END:
 		op->u.sync_state.handle = r_u32(r);
 		break;
+	case MB_OP_SYNC_GET_STATE:
+		op->u.sync_xfer.handle = r_u32(r);
+		op->u.sync_xfer.out = r_u32(r);
+		break;
 	case MB_OP_SYNC_UPLOAD: {
 		op->u.sync_up.fid = r_u64(r);
+		op->u.sync_up.handle = r_u32(r);
 		uint32_t n = r_u32(r);
 		struct mb_sync_change *c =
 		    r_array(r, n, MB_PROTO_MAX_IDS, 3, sizeof(struct mb_sync_change));

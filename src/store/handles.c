@@ -36,6 +36,8 @@ void mb__handle_clear(struct handle *h)
 	}
 	free(h->att);
 	free(h->data);
+	for (int i = 0; i < MB_CS_COUNT; i++)
+		free(h->cstate[i]);
 	memset(h, 0, sizeof(*h));
 }
 

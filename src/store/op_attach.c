@@ -204,7 +204,12 @@ int mb__op_read_stream(struct req *r, struct mb_op *op, struct mb_op_reply *res)
 		return MB_ENOTFOUND;
 	if (h->kind != H_STREAM)
 		return MB_ESTATE;
-	uint32_t n = op->u.read_stream.max;
+	return mb__stream_read(r, h, op->u.read_stream.max, res);
+}
+
+int mb__stream_read(struct req *r, struct handle *h, uint32_t max, struct mb_op_reply *res)
+{
+	uint32_t n = max;
 	if (n > MB_PROTO_MAX_STREAM)
 		n = MB_PROTO_MAX_STREAM;
 	if (n > h->len - h->spos)

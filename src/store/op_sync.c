@@ -21,9 +21,25 @@
  * their contents: PidTagLocalCommitTimeMax's role, MS-OXPROPS) is past
  * CnsetSeen, so a client downloads the contents of only those.
  *
+ * An upload context (MS-OXCFXICS 3.3.4.3.3, RopSynchronizationOpenCollector)
+ * is an H_SYNC handle with sync_coll: SyncOpenCollector makes it on one of
+ * the session's folders; the client uploads the initial ICS state
+ * (CnsetSeen, CnsetSeenFAI, CnsetRead as above; IdsetGiven belongs to
+ * downloads only), imports its changes (SyncUpload on the handle, or a
+ * message created in the folder and saved), then asks for the checkpoint
+ * state (SyncGetTransferState, for RopSynchronizationGetTransferState: a
+ * FastTransfer download context, read with FastTransferGetBuffer):
+ *
+ *   opened --state x3 (as above)--> ready --SyncUpload / a save in the
+ *       folder: its change numbers join CnsetSeen and CnsetRead--> ready
+ *   ready --SyncGetTransferState--> (the same; a H_FTSTATE handle holds
+ *       the three properties, each tag u32, length u32, the ID set)
+ *
  * Invariants: at most one property is being uploaded per context, its
  * bytes at most MB_SYNC_STATE_MAX and at most what Begin declared;
- * SyncDownload on a context without the four properties is MB_ESTATE.
+ * SyncDownload on a context without the four properties is MB_ESTATE, as
+ * are SyncUpload and SyncGetTransferState on one that is not a ready upload
+ * context; an upload context's kept states are valid ID sets.
  */
 #include "config.h"
 
@@ -60,6 +76,22 @@ static uint8_t state_bit(uint32_t tag)
 	return 0;
 }
 
+/* The index in an upload context's cstate of a state property, or -1. */
+static int cstate_index(uint32_t tag)
+{
+	switch (tag) {
+	case MB_META_CNSET_SEEN:
+		return MB_CS_SEEN;
+	case MB_META_CNSET_SEEN_FAI:
+		return MB_CS_SEEN_FAI;
+	case MB_META_CNSET_READ:
+		return MB_CS_READ;
+	}
+	return -1;
+}
+
+#define MB_SYNC_COLL_READY (MB_SYNC_HAS_SEEN | MB_SYNC_HAS_SEEN_FAI | MB_SYNC_HAS_READ)
+
 static int sync_handle(struct req *r, uint32_t id, struct handle **out)
 {
 	struct handle *h = mb__handle_find(r->sess, id);
@@ -87,6 +119,126 @@ int mb__op_sync_configure(struct req *r, struct mb_op *op)
 	return rc;
 }
 
+int mb__op_sync_open_collector(struct req *r, struct mb_op *op)
+{
+	uint32_t local;
+	struct handle *h;
+	int rc = mb__own_folder(r, op->u.sync_cfg.fid, &local);
+	if (!rc && op->u.sync_cfg.flags)
+		rc = MB_EINVAL;
+	if (!rc)
+		rc = mb__handle_new(r->sess, op->u.sync_cfg.handle, H_SYNC, &h);
+	if (!rc) {
+		h->folder = local;
+		h->sync_coll = true;
+	}
+	return rc;
+}
+
+/* The upload context id, ready for imports (its state all in). */
+static int collector(struct req *r, uint32_t id, struct handle **out)
+{
+	int rc = sync_handle(r, id, out);
+	if (!rc && (!(*out)->sync_coll || (*out)->state_tag ||
+		    ((*out)->state_has & MB_SYNC_COLL_READY) != MB_SYNC_COLL_READY))
+		rc = MB_ESTATE;
+	return rc;
+}
+
+/* Add the change numbers [lo, hi] to one kept state of upload context h. */
+static int cstate_add(struct handle *h, int i, uint64_t lo, uint64_t hi)
+{
+	uint32_t n, cap = h->cstate_len[i] / 2 + 2; /* a range takes 2 bytes at least */
+	struct mb_idrange *rg = malloc((size_t)cap * sizeof(*rg));
+	if (!rg)
+		return MB_ENOMEM;
+	int rc = mb_idset_decode(h->cstate[i], h->cstate_len[i], rg, cap - 1, &n);
+	uint8_t *b = NULL;
+	size_t len = 0;
+	if (!rc) {
+		n = mb_idset_add(rg, n, lo, hi);
+		len = mb_idset_size(rg, n);
+		if (len > MB_SYNC_STATE_MAX)
+			rc = MB_ETOOBIG;
+		else if (!(b = malloc(len)))
+			rc = MB_ENOMEM;
+		else
+			mb_idset_encode(rg, n, b);
+	}
+	free(rg);
+	if (rc)
+		return rc;
+	free(h->cstate[i]);
+	h->cstate[i] = b;
+	h->cstate_len[i] = (uint32_t)len;
+	return 0;
+}
+
+void mb__sync_note_import(struct session *s, struct handle *only, uint32_t folder, uint64_t lo,
+			  uint64_t hi)
+{
+	if (!s->handles || hi < lo)
+		return;
+	for (int k = 0; k < MB_MAX_HANDLES; k++) {
+		struct handle *h = s->handles[k];
+		if (!h || h->kind != H_SYNC || !h->sync_coll || h->folder != folder ||
+		    (only && h != only) ||
+		    (h->state_has & MB_SYNC_COLL_READY) != MB_SYNC_COLL_READY)
+			continue;
+		/* the change numbers the import took join CnsetSeen and CnsetRead
+		 * (read changes take numbers of the one series here); a context
+		 * that cannot keep them can no longer hand out its state */
+		if (cstate_add(h, MB_CS_SEEN, lo, hi) || cstate_add(h, MB_CS_READ, lo, hi))
+			h->state_has &= (uint8_t)~MB_SYNC_COLL_READY;
+	}
+}
+
+int mb__op_sync_get_state(struct req *r, struct mb_op *op, struct mb_op_reply *res)
+{
+	static const uint32_t tags[MB_CS_COUNT] = {MB_META_CNSET_SEEN, MB_META_CNSET_SEEN_FAI,
+						   MB_META_CNSET_READ};
+	struct handle *h;
+	int rc = collector(r, op->u.sync_xfer.handle, &h);
+	if (rc)
+		return rc;
+	size_t len = 0;
+	for (int i = 0; i < MB_CS_COUNT; i++)
+		len += 8 + h->cstate_len[i];
+	uint8_t *b = malloc(len), *p = b;
+	if (!b)
+		return MB_ENOMEM;
+	for (int i = 0; i < MB_CS_COUNT; i++) {
+		uint32_t v[2] = {tags[i], h->cstate_len[i]};
+		for (int k = 0; k < 2; k++)
+			for (int j = 0; j < 4; j++)
+				*p++ = (uint8_t)(v[k] >> (8 * j));
+		if (h->cstate_len[i])
+			memcpy(p, h->cstate[i], h->cstate_len[i]);
+		p += h->cstate_len[i];
+	}
+	/* h is gone if the new handle takes its id */
+	struct handle *ft;
+	rc = mb__handle_new(r->sess, op->u.sync_xfer.out, H_FTSTATE, &ft);
+	if (rc) {
+		free(b);
+		return rc;
+	}
+	ft->data = b;
+	ft->len = (uint32_t)len;
+	res->u.table.rows = (uint32_t)len;
+	return 0;
+}
+
+int mb__op_ft_get_buffer(struct req *r, struct mb_op *op, struct mb_op_reply *res)
+{
+	struct handle *h = mb__handle_find(r->sess, op->u.read_stream.handle);
+	if (!h)
+		return MB_ENOTFOUND;
+	if (h->kind != H_FTSTATE)
+		return MB_ESTATE;
+	return mb__stream_read(r, h, op->u.read_stream.max, res);
+}
+
 int mb__op_sync_state(struct req *r, struct mb_op *op)
 {
 	struct handle *h;
@@ -95,7 +247,7 @@ int mb__op_sync_state(struct req *r, struct mb_op *op)
 		return rc;
 	if (op->code == MB_OP_SYNC_STATE_BEGIN) {
 		uint8_t bit = state_bit(op->u.sync_state.tag);
-		if (!bit)
+		if (!bit || (h->sync_coll && cstate_index(op->u.sync_state.tag) < 0))
 			return MB_EINVAL;
 		if (h->state_tag)
 			return MB_ESTATE; /* the previous property is not ended */
@@ -126,6 +278,13 @@ int mb__op_sync_state(struct req *r, struct mb_op *op)
 	uint64_t nids, max;
 	h->state_tag = 0;
 	rc = h->spos != h->len ? MB_ESTATE : mb_idset_scan(h->data, h->len, &nr, &nids, &max);
+	if (!rc && h->sync_coll) { /* an upload context keeps the value */
+		int i = cstate_index(tag);
+		free(h->cstate[i]);
+		h->cstate[i] = h->data;
+		h->cstate_len[i] = h->len;
+		h->data = NULL;
+	}
 	free(h->data);
 	h->data = NULL;
 	h->len = h->spos = 0;
@@ -305,16 +464,24 @@ int mb__op_sync_down(struct dbw *w, struct req *r, struct mb_op *op, struct mb_o
 int mb__op_sync_up(struct dbw *w, struct req *r, struct mb_op *op, struct mb_op_reply *res)
 {
 	uint32_t local;
-	int rc = mb__own_folder(r, op->u.sync_up.fid, &local);
-	if (rc)
+	struct handle *ctx = NULL;
+	int rc;
+	if (op->u.sync_up.handle) {
+		if ((rc = collector(r, op->u.sync_up.handle, &ctx)))
+			return rc;
+		local = ctx->folder;
+	} else if ((rc = mb__own_folder(r, op->u.sync_up.fid, &local))) {
 		return rc;
+	}
 	uint32_t n = op->u.sync_up.n;
 	uint64_t *mids = mb__ar(r, (size_t)(n ? n : 1) * sizeof(uint64_t));
 	if (!mids)
 		return MB_ETOOBIG;
+	struct mb_mailbox_rec m0, m;
 	rc = mb__txn_begin(w);
 	if (rc)
 		return rc;
+	rc = mb_schema_mailbox_get(w->schema, r->sess->mailbox, &m0);
 	for (uint32_t i = 0; i < n && !rc; i++) {
 		struct mb_sync_change *c = &op->u.sync_up.changes[i];
 		struct mb_msg_rec rec;
@@ -341,12 +508,13 @@ int mb__op_sync_up(struct dbw *w, struct req *r, struct mb_op *op, struct mb_op_
 			rc = mb_schema_msg_set_flags(w->schema, r->sess->mailbox, c->mid, c->flags,
 						     NULL);
 	}
-	struct mb_mailbox_rec m;
 	if (!rc)
 		rc = mb_schema_mailbox_get(w->schema, r->sess->mailbox, &m);
 	rc = mb__txn_end(w, r, rc, 0, 0);
 	if (rc)
 		return rc;
+	if (ctx)
+		mb__sync_note_import(r->sess, ctx, local, m0.next_cn, m.next_cn - 1);
 	res->u.sync_up.cn = m.next_cn - 1;
 	res->u.sync_up.n = n;
 	res->u.sync_up.mids = mids;

@@ -469,6 +469,9 @@ static int op_save(struct dbw *w, struct req *r, struct mb_op *op, struct mb_op_
 	rc = mb__txn_end(w, r, rc, 0, 0);
 	if (rc)
 		return rc;
+	/* a save into a folder under an upload context is an import there
+	 * (RopSynchronizationImportMessageChange's message) */
+	mb__sync_note_import(r->sess, NULL, h->folder, cn, cn);
 	/* the handle now names the saved message, with no pending changes */
 	uint32_t id = h->id, folder = h->folder;
 	mb__handle_clear(h);
@@ -662,6 +665,12 @@ static int run_op(struct dbw *w, struct req *r, struct mb_op *op, struct mb_op_r
 	case MB_OP_SYNC_STATE_CONTINUE:
 	case MB_OP_SYNC_STATE_END:
 		return mb__op_sync_state(r, op);
+	case MB_OP_SYNC_OPEN_COLLECTOR:
+		return mb__op_sync_open_collector(r, op);
+	case MB_OP_SYNC_GET_STATE:
+		return mb__op_sync_get_state(r, op, res);
+	case MB_OP_FT_GET_BUFFER:
+		return mb__op_ft_get_buffer(r, op, res);
 	}
 	return MB_EPROTO;
 }

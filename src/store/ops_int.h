@@ -115,6 +115,14 @@ int mb__op_sync_up(struct dbw *w, struct req *r, struct mb_op *op, struct mb_op_
 int mb__op_sync_configure(struct req *r, struct mb_op *op);
 /* SYNC_STATE_BEGIN, _CONTINUE and _END */
 int mb__op_sync_state(struct req *r, struct mb_op *op);
+int mb__op_sync_open_collector(struct req *r, struct mb_op *op);
+int mb__op_sync_get_state(struct req *r, struct mb_op *op, struct mb_op_reply *res);
+int mb__op_ft_get_buffer(struct req *r, struct mb_op *op, struct mb_op_reply *res);
+/* Changes the session imported into folder took change numbers [lo, hi]:
+ * they join the kept state of its ready upload contexts on that folder
+ * (only that one when only is not NULL). */
+void mb__sync_note_import(struct session *s, struct handle *only, uint32_t folder, uint64_t lo,
+			  uint64_t hi);
 
 /* ---- op_attach.c ---- */
 int mb__op_create_attach(struct req *r, struct mb_op *op, struct mb_op_reply *res);
@@ -128,6 +136,9 @@ int mb__op_open_attach(struct dbw *w, struct req *r, struct mb_op *op, struct mb
  * value) and kept with the handle; ReadStream hands out slices. */
 int mb__op_open_stream(struct dbw *w, struct req *r, struct mb_op *op, struct mb_op_reply *res);
 int mb__op_read_stream(struct req *r, struct mb_op *op, struct mb_op_reply *res);
+/* Up to max of the bytes of handle h (H_STREAM, H_FTSTATE) from its
+ * position on, into the reply. */
+int mb__stream_read(struct req *r, struct handle *h, uint32_t max, struct mb_op_reply *res);
 /* QueryRows on an attachment table. */
 int mb__attach_query_rows(struct dbw *w, struct req *r, struct handle *h, uint32_t max,
 			  struct mb_op_reply *res);

@@ -42,8 +42,12 @@ enum handle_kind {
 	H_STREAM,	/* a property's bytes being read (data, len, pos) */
 	H_AB_TABLE,	/* the global address list (cursor pos) */
 	H_NOTIFY,	/* a notification subscription on folder */
-	H_SYNC,		/* a contents download context on folder (ICS state, sync) */
+	H_SYNC,		/* a download or upload context on folder (ICS state, sync) */
+	H_FTSTATE,	/* a FastTransfer download of a checkpoint state (data, len, pos) */
 };
+
+/* The ICS state properties an upload context keeps (index of cstate). */
+enum { MB_CS_SEEN, MB_CS_SEEN_FAI, MB_CS_READ, MB_CS_COUNT };
 
 /* An attachment saved into a draft (owned). */
 struct draft_attach {
@@ -71,8 +75,8 @@ struct handle {
 	struct draft_prop *props;
 	uint16_t num;	    /* H_ATTACH: its number; H_ATTACH_TABLE: cursor */
 	uint32_t parent;    /* H_ATTACH_DRAFT: the draft's handle id */
-	uint8_t *data;	    /* H_STREAM: the bytes (owned) */
-	uint32_t len, spos; /* H_STREAM: size, read position; H_AB_TABLE: spos */
+	uint8_t *data;	    /* H_STREAM, H_FTSTATE: the bytes (owned) */
+	uint32_t len, spos; /* H_STREAM, H_FTSTATE: size, read position; H_AB_TABLE: spos */
 	uint16_t natt;	    /* H_DRAFT: saved attachments */
 	struct draft_attach *att;
 	/* H_SYNC: the state property being uploaded (0: none; its bytes in
@@ -81,7 +85,12 @@ struct handle {
 	uint32_t state_tag;
 	uint8_t state_has;
 	bool sync_hier; /* a hierarchy download context (MB_SC_F_HIERARCHY) */
+	bool sync_coll; /* an upload context (SyncOpenCollector) */
 	uint64_t seen_cn;
+	/* upload context: CnsetSeen, CnsetSeenFAI and CnsetRead as uploaded,
+	 * then with the change numbers of the changes imported (owned) */
+	uint8_t *cstate[MB_CS_COUNT];
+	uint32_t cstate_len[MB_CS_COUNT];
 };
 
 struct session {

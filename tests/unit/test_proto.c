@@ -148,6 +148,7 @@ static int build_all_ops(struct mb_op *ops)
 	ch[2].flags = 1;
 	ops[n].code = MB_OP_SYNC_UPLOAD;
 	ops[n].u.sync_up.fid = MB_FID(3, MB_FID_INBOX);
+	ops[n].u.sync_up.handle = 14;
 	ops[n].u.sync_up.n = 3;
 	ops[n++].u.sync_up.changes = ch;
 	/* 23.. attachments, streams, notifications, address book */
@@ -200,6 +201,16 @@ static int build_all_ops(struct mb_op *ops)
 	ops[n].u.sort_table.n = 2;
 	ops[n].u.sort_table.keys[0] = (struct mb_sort_key){MB_PR_DELIVERY_TIME, MB_SORT_DESC};
 	ops[n++].u.sort_table.keys[1] = (struct mb_sort_key){MB_PR_SUBJECT, MB_SORT_ASC};
+	/* 37.. the ICS upload context */
+	ops[n].code = MB_OP_SYNC_OPEN_COLLECTOR;
+	ops[n].u.sync_cfg.fid = MB_FID(3, MB_FID_CALENDAR);
+	ops[n++].u.sync_cfg.handle = 14;
+	ops[n].code = MB_OP_SYNC_GET_STATE;
+	ops[n].u.sync_xfer.handle = 14;
+	ops[n++].u.sync_xfer.out = 15;
+	ops[n].code = MB_OP_FT_GET_BUFFER;
+	ops[n].u.read_stream.handle = 15;
+	ops[n++].u.read_stream.max = 28672;
 	return n;
 }
 
@@ -249,7 +260,7 @@ static void test_op_table(void **state)
 static void test_request_every_op(void **state)
 {
 	(void)state;
-	struct mb_op ops[40];
+	struct mb_op ops[48];
 	int n = build_all_ops(ops);
 	struct mb_buf *out, *tmp, *scratch;
 	struct mb_arena *a;
@@ -290,6 +301,7 @@ static void test_request_every_op(void **state)
 	assert_int_equal(got.ops[20].u.list_contacts.start, 10);
 	assert_true(got.ops[21].u.sync_down.since_cn == 99);
 	assert_int_equal(got.ops[22].u.sync_up.n, 3);
+	assert_int_equal(got.ops[22].u.sync_up.handle, 14);
 	assert_props_eq(got.ops[22].u.sync_up.changes[0].props, sample_props, 5);
 	assert_true(got.ops[22].u.sync_up.changes[1].mid == 5);
 	assert_int_equal(got.ops[22].u.sync_up.changes[2].flags, 1);
@@ -318,6 +330,12 @@ static void test_request_every_op(void **state)
 	assert_int_equal(got.ops[36].u.sort_table.keys[0].order, MB_SORT_DESC);
 	assert_int_equal(got.ops[36].u.sort_table.keys[1].tag, MB_PR_SUBJECT);
 	assert_int_equal(got.ops[36].u.sort_table.keys[1].order, MB_SORT_ASC);
+	assert_true(got.ops[37].u.sync_cfg.fid == MB_FID(3, MB_FID_CALENDAR));
+	assert_int_equal(got.ops[37].u.sync_cfg.handle, 14);
+	assert_int_equal(got.ops[38].u.sync_xfer.handle, 14);
+	assert_int_equal(got.ops[38].u.sync_xfer.out, 15);
+	assert_int_equal(got.ops[39].u.read_stream.handle, 15);
+	assert_int_equal(got.ops[39].u.read_stream.max, 28672);
 
 	/* truncation at every length is refused, never a crash */
 	size_t full = len;
@@ -410,6 +428,8 @@ static void test_reply_every_op(void **state)
 	r[MB_OPI_OPEN_ATTACH].u.props.n = 2;
 	r[MB_OPI_OPEN_ATTACH].u.props.props = sample_props;
 	r[MB_OPI_READ_STREAM].u.stream.data = mb_str("stream bytes");
+	r[MB_OPI_SYNC_GET_STATE].u.table.rows = 27;
+	r[MB_OPI_FT_GET_BUFFER].u.stream.data = mb_str("state bytes");
 	struct mb_resolved rv[2] = {{0, MB_OBJECT_USER, mb_str("user0002"), mb_str("User 2")},
 				    {MB_ENOTFOUND, 0, mb_str(""), mb_str("")}};
 	r[MB_OPI_RESOLVE_NAMES].u.resolve.n = 2;
@@ -459,6 +479,8 @@ static void test_reply_every_op(void **state)
 	assert_int_equal(g[MB_OPI_GET_AB_TABLE].u.table.rows, 1100);
 	assert_props_eq(g[MB_OPI_OPEN_ATTACH].u.props.props, sample_props, 2);
 	assert_true(mb_bytes_eq_str(g[MB_OPI_READ_STREAM].u.stream.data, "stream bytes"));
+	assert_int_equal(g[MB_OPI_SYNC_GET_STATE].u.table.rows, 27);
+	assert_true(mb_bytes_eq_str(g[MB_OPI_FT_GET_BUFFER].u.stream.data, "state bytes"));
 	assert_int_equal(g[MB_OPI_RESOLVE_NAMES].u.resolve.n, 2);
 	assert_int_equal(g[MB_OPI_RESOLVE_NAMES].u.resolve.v[0].type, MB_OBJECT_USER);
 	assert_true(mb_bytes_eq_str(g[MB_OPI_RESOLVE_NAMES].u.resolve.v[0].display, "User 2"));
@@ -615,7 +637,7 @@ static void test_bad_payloads(void **state)
 	/* a tiny arena refuses instead of overflowing */
 	struct mb_arena *tiny;
 	mb_arena_create(16, &tiny);
-	struct mb_op ops[40];
+	struct mb_op ops[48];
 	int n = build_all_ops(ops);
 	struct mb_request r = {1, (uint16_t)n, ops};
 	struct mb_buf *b;
@@ -670,11 +692,59 @@ static void test_idset(void **state)
 	assert_int_equal(mb_idset_scan(wraps, sizeof(wraps), &nr, &nids, &max), MB_EPROTO);
 }
 
+/* mb_idset_add against a bitmap of ids 1..200 under random ranges: the
+ * ranges are always the bitmap's runs (merged where they touch), and what
+ * they encode decodes to the same ranges. */
+static void test_idset_add(void **state)
+{
+	(void)state;
+	bool bit[202];
+	struct mb_idrange rg[128], back[128];
+	uint32_t n = 0, nb;
+	uint8_t b[1024];
+	memset(bit, 0, sizeof(bit));
+	srand(7);
+	for (int step = 0; step < 2000; step++) {
+		uint64_t lo = (uint64_t)(rand() % 201), hi = lo + (uint64_t)(rand() % 6);
+		if (hi > 200)
+			hi = 200;
+		if (step % 97 == 0)
+			hi = lo - 1 + (lo == 0); /* empty (or [0, 0]: nothing, as 0 is no id) */
+		n = mb_idset_add(rg, n, lo, hi);
+		for (uint64_t i = lo ? lo : 1; i <= hi; i++)
+			bit[i] = true;
+		uint32_t k = 0;
+		for (uint64_t i = 1; i <= 200; i++) {
+			if (!bit[i] || bit[i - 1])
+				continue;
+			uint64_t j = i;
+			while (j + 1 <= 200 && bit[j + 1])
+				j++;
+			assert_true(k < n);
+			assert_true(rg[k].lo == i && rg[k].hi == j);
+			k++;
+		}
+		assert_int_equal(k, n);
+		size_t len = mb_idset_encode(rg, n, b);
+		assert_int_equal(mb_idset_decode(b, len, back, 128, &nb), 0);
+		assert_int_equal(nb, n);
+		assert_memory_equal(back, rg, n * sizeof(*rg));
+		if (n > 1)
+			assert_int_equal(mb_idset_decode(b, len, back, n - 1, &nb), MB_ETOOBIG);
+	}
+	/* the top of the range of ids */
+	n = mb_idset_add(rg, 0, 5, 9);
+	n = mb_idset_add(rg, n, UINT64_MAX - 1, UINT64_MAX);
+	n = mb_idset_add(rg, n, 10, UINT64_MAX);
+	assert_int_equal(n, 1);
+	assert_true(rg[0].lo == 5 && rg[0].hi == UINT64_MAX);
+}
+
 static void test_partial_stream(void **state)
 {
 	(void)state;
 	/* two frames arriving byte by byte are found one after the other */
-	struct mb_op ops[40];
+	struct mb_op ops[48];
 	int n = build_all_ops(ops);
 	struct mb_request r = {1, (uint16_t)n, ops};
 	struct mb_buf *out, *tmp, *rx;
@@ -794,7 +864,7 @@ int main(void)
 	    cmocka_unit_test(test_reply_every_op),   cmocka_unit_test(test_notify_and_error),
 	    cmocka_unit_test(test_malformed_frames), cmocka_unit_test(test_bad_payloads),
 	    cmocka_unit_test(test_partial_stream),   cmocka_unit_test(test_idset),
-	    cmocka_unit_test(test_unicode_strings),
+	    cmocka_unit_test(test_idset_add),	     cmocka_unit_test(test_unicode_strings),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

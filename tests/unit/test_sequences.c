@@ -13,7 +13,9 @@
  *    (the Inbox view's new rows);
  *  - cached: no name resolution and no reads over the wire (the offline
  *    address book and the local copy serve them), a sent message goes up
- *    twice (submitted, then as a new Sent Items item), and the sync
+ *    twice (submitted, then as a new Sent Items item), the uploads go
+ *    into one ICS upload context per folder and upload pass, each pass
+ *    ended with its checkpoints (SyncGetTransferState), and the sync
  *    downloads new items as streams; the first logon's download brings headers only
  *    and is counted once per user.
  *  - with every attachment opened, attachments stream in pieces;
@@ -263,14 +265,21 @@ static void test_cached(void **state)
 	/* the offline address book resolves names: one request, Create,
 	 * SetProperties, [attachments], Submit; then the local Sent Items
 	 * copy uploaded again as a new item (a server below version 8:
-	 * MS-OXCFXICS 3.3.4.3.3.2.1.2): Create, SetProperties,
-	 * [attachments], SaveChanges, Release */
+	 * MS-OXCFXICS 3.3.4.3.3.2.1.2) in an ICS upload of Sent Items
+	 * (3.3.4.3.3): SyncOpenCollector, the three state properties
+	 * (Begin, Continue, End each), Create, SetProperties,
+	 * [attachments], SaveChanges, Release; the upload pass ends 15
+	 * simulated s later in a request of the sync task:
+	 * SyncGetTransferState, FastTransferGetBuffer, Release x 2 */
 	assert_true(per_action(&m, m.rpcs, 0.9, 1.2));
 	assert_true(OP(&m, RESOLVE_NAMES) == 0);
 	assert_true(per_action(&m, OP(&m, SUBMIT), 0.9, 1.2));
 	assert_true(per_action(&m, OP(&m, CREATE_MESSAGE), 1.9, 2.3));
 	assert_true(per_action(&m, OP(&m, SAVE_CHANGES), 0.9, 1.2));
-	assert_true(m.ops >= 9 && m.ops < 20);
+	assert_true(per_action(&m, OP(&m, SYNC_OPEN_COLLECTOR), 0.9, 1.2));
+	assert_true(OP(&m, SYNC_GET_STATE) >= OP(&m, SYNC_OPEN_COLLECTOR) - NUSERS);
+	assert_true(OP(&m, FT_GET_BUFFER) == OP(&m, SYNC_GET_STATE));
+	assert_true(m.ops >= 19 && m.ops < 30);
 	/* the sync downloads the mail others sent: bodies as streams */
 	assert_true(m.sync_ops > 0);
 
@@ -282,7 +291,13 @@ static void test_cached(void **state)
 	assert_true(OP(&m, GET_CONTENTS_TABLE) == 0);
 	assert_true(OP(&m, SORT_TABLE) == 0);
 	assert_true(OP(&m, RESOLVE_NAMES) == 0);
-	assert_true(m.ops < 40);
+	/* one upload context per folder and upload pass, not per upload:
+	 * the replies' second uploads (Sent Items) and the read flags
+	 * (Inbox) within one pass share theirs */
+	assert_true(per_action(&m, OP(&m, SYNC_OPEN_COLLECTOR), 0.9, 3.1));
+	assert_true(OP(&m, SYNC_OPEN_COLLECTOR) < OP(&m, SUBMIT));
+	assert_true(OP(&m, SYNC_GET_STATE) >= OP(&m, SYNC_OPEN_COLLECTOR) - NUSERS);
+	assert_true(m.ops < 70);
 }
 
 /* Cached mode's first logon downloads the headers of every folder (the

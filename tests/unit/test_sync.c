@@ -8,7 +8,12 @@
  * property at a time, no more bytes than declared, a malformed ID set or
  * an unknown tag refused, no download before the whole state; a
  * hierarchy context lists the folders whose contents changed after its
- * CnsetSeen, and after a change in the Inbox only the Inbox. */
+ * CnsetSeen, and after a change in the Inbox only the Inbox.  An upload
+ * context (SyncOpenCollector) takes CnsetSeen, CnsetSeenFAI and CnsetRead,
+ * imports (SyncUpload on it, a message saved in its folder) and hands
+ * back its checkpoint (SyncGetTransferState, FastTransferGetBuffer): the
+ * uploaded sets with the imports' change numbers, not another folder's;
+ * its rules are kept as the download context's. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -48,6 +53,20 @@ static void state_ops(struct mb_op *ops, int *n, uint32_t h, uint32_t tag, const
 	ops[(*n)++].u.sync_state.handle = h;
 }
 
+/* One SyncDownload: of folder fid after change 0 (handle 0), or on the
+ * context handle; at most max changes; its status, its result in r. */
+static int download(struct mb_client *c, uint64_t fid, uint32_t handle, uint32_t max,
+		    struct mb_op_reply *r)
+{
+	struct mb_op op;
+	memset(&op, 0, sizeof(op));
+	op.code = MB_OP_SYNC_DOWNLOAD;
+	op.u.sync_down.fid = fid;
+	op.u.sync_down.handle = handle;
+	op.u.sync_down.max = max;
+	return storetest_one(c, &op, r);
+}
+
 /* A context on fid with CnsetSeen [1, seen] (empty when 0), a download of
  * at most max changes; the reply of every op in rep, the call's status. */
 static int context_download(struct mb_client *c, uint64_t fid, uint64_t seen, uint32_t max,
@@ -80,15 +99,10 @@ static void test_context_download(void **state)
 	struct mb_client *a = storetest_client(&T, 0, 0);
 	assert_non_null(a);
 	uint64_t inbox = MB_FID(mb_client_mailbox(a), MB_FID_INBOX);
-	struct mb_op op;
 	struct mb_op_reply r = {0};
 
 	/* by folder and change number: the whole Inbox */
-	memset(&op, 0, sizeof(op));
-	op.code = MB_OP_SYNC_DOWNLOAD;
-	op.u.sync_down.fid = inbox;
-	op.u.sync_down.max = 1000;
-	assert_int_equal(storetest_one(a, &op, &r), 0);
+	assert_int_equal(download(a, inbox, 0, 1000, &r), 0);
 	uint32_t all = r.u.sync_down.n;
 	uint64_t top = r.u.sync_down.watermark;
 	assert_true(all >= 2); /* scale 0.02: 2 of the 100 Inbox messages */
@@ -115,11 +129,7 @@ static void test_context_download(void **state)
 	assert_int_equal(d->u.sync_down.n, 1);
 	assert_int_equal(d->u.sync_down.more, 1);
 	uint64_t first = d->u.sync_down.items[0].cn;
-	memset(&op, 0, sizeof(op));
-	op.code = MB_OP_SYNC_DOWNLOAD;
-	op.u.sync_down.handle = 7;
-	op.u.sync_down.max = 1000;
-	assert_int_equal(storetest_one(a, &op, &r), 0);
+	assert_int_equal(download(a, 0, 7, 1000, &r), 0);
 	assert_int_equal(r.u.sync_down.n, all - 1);
 	assert_true(r.u.sync_down.items[0].cn > first);
 	mb_client_destroy(a);
@@ -232,11 +242,7 @@ static void test_context_rules(void **state)
 	op.u.sync_cfg.flags = 0;
 	assert_int_equal(storetest_one(a, &op, &r), 0);
 	/* no download before the state */
-	memset(&op, 0, sizeof(op));
-	op.code = MB_OP_SYNC_DOWNLOAD;
-	op.u.sync_down.handle = 3;
-	op.u.sync_down.max = 10;
-	assert_int_equal(storetest_one(a, &op, &r), MB_ESTATE);
+	assert_int_equal(download(a, 0, 3, 10, &r), MB_ESTATE);
 	/* Continue or End without Begin; an unknown tag; too large */
 	memset(&op, 0, sizeof(op));
 	op.code = MB_OP_SYNC_STATE_CONTINUE;
@@ -280,21 +286,188 @@ static void test_context_rules(void **state)
 	op.code = MB_OP_SYNC_STATE_END;
 	assert_int_equal(storetest_one(a, &op, &r), MB_EPROTO);
 	/* still no download: the state is not whole */
-	memset(&op, 0, sizeof(op));
-	op.code = MB_OP_SYNC_DOWNLOAD;
-	op.u.sync_down.handle = 3;
-	op.u.sync_down.max = 10;
-	assert_int_equal(storetest_one(a, &op, &r), MB_ESTATE);
+	assert_int_equal(download(a, 0, 3, 10, &r), MB_ESTATE);
 	/* released, it is gone */
 	memset(&op, 0, sizeof(op));
 	op.code = MB_OP_RELEASE;
 	op.u.release.handle = 3;
 	assert_int_equal(storetest_one(a, &op, &r), 0);
+	assert_int_equal(download(a, 0, 3, 10, &r), MB_ENOTFOUND);
+	mb_client_destroy(a);
+	mb_client_destroy(b);
+}
+
+static uint32_t le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* Whether id is in the ID set b (len bytes). */
+static bool idset_has(const uint8_t *b, uint32_t len, uint64_t id)
+{
+	struct mb_idrange rg[64];
+	uint32_t n;
+	assert_int_equal(mb_idset_decode(b, len, rg, 64, &n), 0);
+	for (uint32_t i = 0; i < n; i++)
+		if (id >= rg[i].lo && id <= rg[i].hi)
+			return true;
+	return false;
+}
+
+static void test_upload_context(void **state)
+{
+	(void)state;
+	struct mb_client *a = storetest_client(&T, 2, 0);
+	struct mb_client *b = storetest_client(&T, 3, 0);
+	assert_non_null(a);
+	assert_non_null(b);
+	uint32_t mbx = mb_client_mailbox(a);
+	uint64_t inbox = MB_FID(mbx, MB_FID_INBOX), sent = MB_FID(mbx, MB_FID_SENT);
+	struct mb_op op;
+	struct mb_op_reply r = {0};
+	struct mb_reply rep;
+
+	/* the Inbox as it is: its messages and top change number */
+	assert_int_equal(download(a, inbox, 0, 1000, &r), 0);
+	assert_true(r.u.sync_down.n >= 1);
+	uint64_t top = r.u.sync_down.watermark, old = r.u.sync_down.items[0].mid;
+
+	/* rules: another user's folder, a flag, IdsetGiven, imports and
+	 * checkpoints before the state, a download on it */
 	memset(&op, 0, sizeof(op));
-	op.code = MB_OP_SYNC_DOWNLOAD;
-	op.u.sync_down.handle = 3;
-	op.u.sync_down.max = 10;
-	assert_int_equal(storetest_one(a, &op, &r), MB_ENOTFOUND);
+	op.code = MB_OP_SYNC_OPEN_COLLECTOR;
+	op.u.sync_cfg.fid = inbox;
+	op.u.sync_cfg.handle = 20;
+	assert_int_equal(storetest_one(b, &op, &r), MB_EACCES);
+	op.u.sync_cfg.flags = MB_SC_F_HIERARCHY;
+	assert_int_equal(storetest_one(a, &op, &r), MB_EINVAL);
+	op.u.sync_cfg.flags = 0;
+	assert_int_equal(storetest_one(a, &op, &r), 0);
+	memset(&op, 0, sizeof(op));
+	op.code = MB_OP_SYNC_STATE_BEGIN;
+	op.u.sync_state.handle = 20;
+	op.u.sync_state.tag = MB_META_IDSET_GIVEN;
+	op.u.sync_state.size = 1;
+	assert_int_equal(storetest_one(a, &op, &r), MB_EINVAL);
+	struct mb_sync_change ch[2];
+	memset(ch, 0, sizeof(ch));
+	ch[0].kind = MB_SYNC_SET_FLAGS;
+	ch[0].mid = old;
+	ch[0].flags = MB_MSGFLAG_READ;
+	memset(&op, 0, sizeof(op));
+	op.code = MB_OP_SYNC_UPLOAD;
+	op.u.sync_up.handle = 20;
+	op.u.sync_up.n = 1;
+	op.u.sync_up.changes = ch;
+	assert_int_equal(storetest_one(a, &op, &r), MB_ESTATE);
+	memset(&op, 0, sizeof(op));
+	op.code = MB_OP_SYNC_GET_STATE;
+	op.u.sync_xfer.handle = 20;
+	op.u.sync_xfer.out = 21;
+	assert_int_equal(storetest_one(a, &op, &r), MB_ESTATE);
+
+	/* the state, then the imports: a read flag and a new item by
+	 * SyncUpload, a message saved in the Inbox, one in Sent Items (not
+	 * under the context), the checkpoint, a second buffer (empty) */
+	static struct mb_op ops[32];
+	static uint8_t cns[32], empty[1];
+	static struct mb_prop props[2];
+	memset(ops, 0, sizeof(ops));
+	int n = 0;
+	struct mb_idrange seen = {1, top};
+	size_t slen = mb_idset_encode(&seen, 1, cns), elen = mb_idset_encode(NULL, 0, empty);
+	state_ops(ops, &n, 20, MB_META_CNSET_SEEN, cns, slen);
+	state_ops(ops, &n, 20, MB_META_CNSET_SEEN_FAI, empty, elen);
+	state_ops(ops, &n, 20, MB_META_CNSET_READ, cns, slen);
+	props[0] = mb_prop_str(MB_PR_MESSAGE_CLASS, "IPM.Note");
+	props[1] = mb_prop_str(MB_PR_SUBJECT, "uploaded");
+	ch[1].kind = MB_SYNC_CREATE;
+	ch[1].nprops = 2;
+	ch[1].props = props;
+	ops[n].code = MB_OP_SYNC_UPLOAD;
+	ops[n].u.sync_up.fid = sent; /* unused: the context's folder */
+	ops[n].u.sync_up.handle = 20;
+	ops[n].u.sync_up.n = 2;
+	ops[n++].u.sync_up.changes = ch;
+	const uint64_t folders[2] = {inbox, sent};
+	for (int k = 0; k < 2; k++) {
+		ops[n].code = MB_OP_CREATE_MESSAGE;
+		ops[n].u.create_message.fid = folders[k];
+		ops[n++].u.create_message.handle = 30;
+		ops[n].code = MB_OP_SET_PROPS;
+		ops[n].u.set_props.handle = 30;
+		ops[n].u.set_props.n = 2;
+		ops[n++].u.set_props.props = props;
+		ops[n].code = MB_OP_SAVE_CHANGES;
+		ops[n++].u.save.handle = 30;
+	}
+	ops[n].code = MB_OP_SYNC_GET_STATE;
+	ops[n].u.sync_xfer.handle = 20;
+	ops[n++].u.sync_xfer.out = 21;
+	for (int k = 0; k < 2; k++) {
+		ops[n].code = MB_OP_FT_GET_BUFFER;
+		ops[n].u.read_stream.handle = 21;
+		ops[n++].u.read_stream.max = 28672;
+	}
+	assert_int_equal(mb_client_call(a, ops, (uint16_t)n, &rep), 0);
+	for (int i = 0; i < rep.nops; i++)
+		assert_int_equal(rep.ops[i].status, 0);
+	const struct mb_op_reply *up = &rep.ops[9], *in_save = &rep.ops[12],
+				 *sent_save = &rep.ops[15], *gs = &rep.ops[16];
+	assert_int_equal(up->code, MB_OP_SYNC_UPLOAD);
+	assert_true(up->u.sync_up.mids[0] == old);
+	assert_true(up->u.sync_up.cn > top);
+	/* the checkpoint: CnsetSeen, CnsetSeenFAI, CnsetRead, in one buffer */
+	struct mb_bytes cp = rep.ops[17].u.stream.data;
+	assert_int_equal(rep.ops[18].u.stream.data.len, 0);
+	assert_int_equal(cp.len, gs->u.table.rows);
+	const uint32_t tags[3] = {MB_META_CNSET_SEEN, MB_META_CNSET_SEEN_FAI, MB_META_CNSET_READ};
+	const uint8_t *sets[3];
+	uint32_t lens[3], at = 0;
+	for (int i = 0; i < 3; i++) {
+		assert_true(cp.len - at >= 8);
+		assert_int_equal(le32(cp.p + at), tags[i]);
+		lens[i] = le32(cp.p + at + 4);
+		sets[i] = cp.p + at + 8;
+		at += 8 + lens[i];
+		assert_true(at <= cp.len);
+	}
+	assert_int_equal(at, cp.len);
+	/* the uploaded sets, with the imports' change numbers: both of the
+	 * upload's and the Inbox save's, not the Sent Items save's */
+	for (int i = 0; i < 3; i += 2) {
+		assert_true(idset_has(sets[i], lens[i], 1));
+		assert_true(idset_has(sets[i], lens[i], top));
+		assert_true(idset_has(sets[i], lens[i], up->u.sync_up.cn - 1));
+		assert_true(idset_has(sets[i], lens[i], up->u.sync_up.cn));
+		assert_true(idset_has(sets[i], lens[i], in_save->u.saved.cn));
+		assert_false(idset_has(sets[i], lens[i], sent_save->u.saved.cn));
+	}
+	uint32_t nr;
+	uint64_t nids, max;
+	assert_int_equal(mb_idset_scan(sets[1], lens[1], &nr, &nids, &max), 0);
+	assert_int_equal(nids, 0);
+
+	/* a checkpoint is read by FastTransferGetBuffer only; a download
+	 * context gives none */
+	memset(&op, 0, sizeof(op));
+	op.code = MB_OP_READ_STREAM;
+	op.u.read_stream.handle = 21;
+	op.u.read_stream.max = 100;
+	assert_int_equal(storetest_one(a, &op, &r), MB_ESTATE);
+	assert_int_equal(context_download(a, inbox, top, 10, &rep), 0);
+	memset(&op, 0, sizeof(op));
+	op.code = MB_OP_SYNC_GET_STATE;
+	op.u.sync_xfer.handle = 7;
+	op.u.sync_xfer.out = 22;
+	assert_int_equal(storetest_one(a, &op, &r), MB_ESTATE);
+	memset(&op, 0, sizeof(op));
+	op.code = MB_OP_FT_GET_BUFFER;
+	op.u.read_stream.handle = 7;
+	op.u.read_stream.max = 100;
+	assert_int_equal(storetest_one(a, &op, &r), MB_ESTATE);
+	/* and no download on an upload context */
+	assert_int_equal(download(a, 0, 20, 10, &r), MB_ESTATE);
 	mb_client_destroy(a);
 	mb_client_destroy(b);
 }
@@ -302,6 +475,7 @@ static void test_context_rules(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_upload_context),
 	    cmocka_unit_test(test_context_download),
 	    cmocka_unit_test(test_context_rules),
 	    cmocka_unit_test(test_hierarchy),

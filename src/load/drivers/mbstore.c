@@ -225,7 +225,9 @@ static int mbs_on_message(struct mb_tuser *u, int conn, const uint8_t *msg, size
 			u->st->n.op_errors++;
 	struct mb_step_result res;
 	memset(&res, 0, sizeof(res));
-	int rc = steps[m->kind].took(u, &r, &res);
+	int rc = mb__mbs_upload_check(&r);
+	if (!rc)
+		rc = steps[m->kind].took(u, &r, &res);
 	if (rc == 1)
 		return 0; /* the step goes on */
 	m->kind = MB_STEP_NONE;
@@ -260,8 +262,10 @@ static bool mbs_sync_due(struct mb_tuser *u, bool pending)
 		m->notified = 0;
 		m->notify_due_ns = 0;
 	}
-	/* the full download at first logon comes first; later syncs yield to actions */
-	return (rep->dirty && (!rep->synced || !pending)) || (m->hier_due && !pending);
+	/* the full download at first logon comes first; later syncs yield to
+	 * actions, but not an upload pass that is due */
+	return mb__mbs_upload_due(u) || (rep->dirty && (!rep->synced || !pending)) ||
+	       (m->hier_due && !pending);
 }
 
 static void mbs_tick(struct mb_tuser *u)

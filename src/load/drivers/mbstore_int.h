@@ -37,6 +37,10 @@ enum {
 	H_ITABLE = 45,	/* online: the Inbox view the notification fetch refreshes */
 	H_SYNC = 46,	/* cached: the download context of replica slot s is H_SYNC + s */
 	H_HSYNC = 63,	/* cached: the hierarchy download context */
+	H_COLL = 64,	/* cached: the upload context of replica slot s is H_COLL + s */
+	H_FTS = 80,	/* cached: its checkpoint state's download is H_FTS + s */
+	H_COLL1 = 96,	/* cached: a one-request upload context (a folder out of the replica) */
+	H_FTS1 = 97,
 };
 
 /* Online: rows of the Inbox view one notification fetch refreshes at most
@@ -85,7 +89,8 @@ struct mbs_user {
 	bool compress; /* granted at logon */
 	bool busy;     /* a request in flight */
 	uint8_t kind;  /* step in flight */
-	uint8_t phase; /* logon: 1 challenge, 2 logon; sync: 1, 2 */
+	uint8_t phase; /* logon: 1 challenge, 2 logon; sync: 1, 2 download, 3 online fetch,
+			* 4 hierarchy, 5 upload pass end */
 	uint8_t nfolders;
 	uint8_t view; /* handle of the open folder view, 0 none */
 	bool vnotify; /* the view registered for notifications */
@@ -109,6 +114,10 @@ struct mbs_user {
 	bool hier_due;	   /* cached: the periodic sync's hierarchy download is due */
 	struct mbs_sync *sync;
 	uint64_t notify_due_ns; /* cached: when the download timer runs out, 0: not running */
+	/* cached: the upload pass: replica slots with an upload context open
+	 * (H_COLL + slot), when its first change was made and when it ends */
+	uint32_t up_open;
+	uint64_t up_first_ns, up_due_ns;
 };
 
 static inline struct mbs_user *M(struct mb_tuser *u) { return u->priv; }
@@ -141,6 +150,24 @@ void mb__mbs_release_later(struct mb_tuser *u, uint8_t h);
 int mb__mbs_keep_open(struct mb_tuser *u, uint8_t h);
 const struct mb_op_reply *mb__mbs_find_op(const struct mb_reply *r, uint8_t code, int nth);
 int mb__mbs_op_status(const struct mb_op_reply *o);
+/* Cached mode: Outlook's ICS upload (MS-OXCFXICS 3.3.4.3.3) in upload
+ * passes.  upload_open gives the upload context for imports into folder
+ * local, emitting it (SyncOpenCollector) and its initial state (CnsetSeen,
+ * CnsetSeenFAI, CnsetRead: the replica folder's, as its download uploads
+ * them) when the pass has none open on that folder; the imports then name
+ * *h.  upload_done after them restarts the pass's timers (15 simulated s
+ * after this change, 60 after the pass's first at most: [KB870926]'s
+ * upload and maximum timers); when they run out, the sync step ends the
+ * pass (upload_pass: SyncGetTransferState, FastTransferGetBuffer and two
+ * releases per open context, one request), and so does a logoff.  A folder
+ * outside the replica gets a context of its own request.  upload_check
+ * checks a reply's checkpoints: 0, the failed operation's error, or
+ * MB_EPROTO when one is not the three ID sets. */
+int mb__mbs_upload_open(struct mb_tuser *u, uint32_t local, uint32_t *h);
+void mb__mbs_upload_done(struct mb_tuser *u, uint32_t h);
+bool mb__mbs_upload_due(struct mb_tuser *u);
+int mb__mbs_upload_pass(struct mb_tuser *u);
+int mb__mbs_upload_check(const struct mb_reply *r);
 int mb__mbs_take_rows(struct mb_tuser *u, const struct mb_reply *r, uint8_t code,
 		      struct mb_step_result *res);
 /* GetContentsTable(local) as handle h and SetColumns of a view's columns. */

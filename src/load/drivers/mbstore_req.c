@@ -2,7 +2,7 @@
  * batch the builder holds (with the releases a previous step left), reply
  * decoding (an operation's reply, rows into the step result) and the
  * batches several steps encode (open a table, release a view, compose a
- * message, create an item, acknowledge a create).
+ * message, acknowledge a create).
  * Invariant: the builder is empty again when send returns (reqbuild.h).
  */
 #include <stdarg.h>
@@ -306,34 +306,6 @@ struct mb_prop *mb__mbs_appointment_props(struct mb_tuser *u, const struct mb_st
 	p[6] = mb_prop_bytes(MB_PR_BODY, sh->body, (uint32_t)blen);
 	*n = 7;
 	return p;
-}
-
-/* Save a new item in folder `local`: online Create+Set+Save, cached
- * SyncUpload CREATE. */
-void mb__mbs_emit_create_item(struct mb_tuser *u, uint32_t local, struct mb_prop *p, int n)
-{
-	struct mb__rb *rb = RB(u);
-	if (M(u)->rep) {
-		struct mb_op *op = mb__rb_op(rb, MB_OP_SYNC_UPLOAD);
-		struct mb_sync_change *c = mb__rb_changes(rb, 1);
-		memset(c, 0, sizeof(*c));
-		c->kind = MB_SYNC_CREATE;
-		c->nprops = (uint16_t)n;
-		c->props = p;
-		op->u.sync_up.fid = fid_of(u, local);
-		op->u.sync_up.n = 1;
-		op->u.sync_up.changes = c;
-		return;
-	}
-	struct mb_op *op = mb__rb_op(rb, MB_OP_CREATE_MESSAGE);
-	op->u.create_message.fid = fid_of(u, local);
-	op->u.create_message.handle = H_NEW;
-	op = mb__rb_op(rb, MB_OP_SET_PROPS);
-	op->u.set_props.handle = H_NEW;
-	op->u.set_props.n = (uint16_t)n;
-	op->u.set_props.props = p;
-	mb__rb_op(rb, MB_OP_SAVE_CHANGES)->u.save.handle = H_NEW;
-	mb__rb_op(rb, MB_OP_RELEASE)->u.release.handle = H_NEW;
 }
 
 /* Ack the message that reply op code (SaveChanges, CreateContact) saved. */

@@ -1,15 +1,24 @@
 /* drivers/mbstore_session.c: the mbstore driver's session steps: logon
  * (challenge, then logon: two batches), logoff, keepalive, and the
- * cached-mode sync (SyncUpload of local changes, then the download of what
+ * cached-mode sync (the end of a due upload pass, else the download of what
  * changed, in rounds of at most SYNC_MAX messages; the work list lives in
  * m->sync only while the sync runs), and online the same step as the
- * fetch of pushed new-mail notifications (the Inbox view's new rows).
+ * fetch of pushed new-mail notifications (the Inbox view's new rows);
+ * cached mode's upload passes (mbstore_int.h: an upload context per
+ * folder and pass, ended with its checkpoint by the sync or a logoff):
+ *
+ *   no pass --a change: its folder's context opened--> pass open
+ *   pass open --a change (a new folder: its context too)--> pass open,
+ *       due 15 simulated s on (60 after the first at most)
+ *   pass open --due: the sync step / a logoff: the checkpoints--> no pass
+ *   any --logon (a new session)--> no pass
  */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/clock.h"
 #include "core/content.h"
 #include "core/error.h"
 #include "load/drivers/mbstore_int.h"
@@ -17,6 +26,8 @@
 #include "load/replica.h"
 #include "load/target.h"
 #include "proto/proto.h"
+
+static void upload_close_all(struct mb_tuser *u);
 
 /* ---- steps: logon, logoff, keepalive ------------------------------------------------ */
 
@@ -35,6 +46,8 @@ int mb__mbs_emit_logon(struct mb_tuser *u, const struct mb_step *s, struct mb_st
 	op->u.challenge.flags = logon_flags(u);
 	M(u)->phase = 1;
 	M(u)->compress = false;
+	M(u)->up_open = 0; /* a new session: no upload context */
+	M(u)->up_first_ns = M(u)->up_due_ns = 0;
 	return mb__mbs_send_rpc(u);
 }
 
@@ -100,6 +113,10 @@ int mb__mbs_emit_logoff(struct mb_tuser *u, const struct mb_step *s, struct mb_s
 {
 	(void)s;
 	(void)res;
+	/* Outlook ends its upload pass before it goes (the Logoff releases
+	 * the contexts whose checkpoints would not fit: at most one request) */
+	if (M(u)->rep && 4 * __builtin_popcount(M(u)->up_open) < MB_RB_OPS)
+		upload_close_all(u);
 	mb__rb_op(RB(u), MB_OP_LOGOFF);
 	return mb__mbs_send_rpc(u);
 }
@@ -224,6 +241,135 @@ static int emit_folder_sync(struct mb_tuser *u, int s, bool first)
 	return rc;
 }
 
+/* The checkpoint state's download of upload context coll (into fts) and
+ * the two releases. */
+static void emit_upload_close(struct mb__rb *rb, uint32_t coll, uint32_t fts)
+{
+	struct mb_op *op = mb__rb_op(rb, MB_OP_SYNC_GET_STATE);
+	op->u.sync_xfer.handle = coll;
+	op->u.sync_xfer.out = fts;
+	op = mb__rb_op(rb, MB_OP_FT_GET_BUFFER);
+	op->u.read_stream.handle = fts;
+	op->u.read_stream.max = STREAM_CHUNK;
+	mb__rb_op(rb, MB_OP_RELEASE)->u.release.handle = fts;
+	mb__rb_op(rb, MB_OP_RELEASE)->u.release.handle = coll;
+}
+
+int mb__mbs_upload_open(struct mb_tuser *u, uint32_t local, uint32_t *h)
+{
+	struct mbs_user *m = M(u);
+	struct mb__rb *rb = RB(u);
+	int slot = mb_replica_slot(m->rep, local);
+	*h = slot >= 0 ? H_COLL + (uint32_t)slot : H_COLL1;
+	if (slot >= 0 && (m->up_open & (1u << slot)))
+		return 0; /* the pass has this folder's context open */
+	uint64_t wm = slot >= 0 ? m->rep->f[slot].watermark : 0;
+	struct mb_op *op = mb__rb_op(rb, MB_OP_SYNC_OPEN_COLLECTOR);
+	op->u.sync_cfg.fid = fid_of(u, local);
+	op->u.sync_cfg.handle = *h;
+	struct mb_idrange seen = {1, wm};
+	uint32_t nseen = wm ? 1 : 0;
+	int rc = emit_state(rb, *h, MB_META_CNSET_SEEN, &seen, nseen);
+	if (!rc)
+		rc = emit_state(rb, *h, MB_META_CNSET_SEEN_FAI, NULL, 0);
+	if (!rc)
+		rc = emit_state(rb, *h, MB_META_CNSET_READ, &seen, nseen);
+	if (!rc && slot >= 0)
+		m->up_open |= 1u << slot;
+	return rc;
+}
+
+void mb__mbs_upload_done(struct mb_tuser *u, uint32_t h)
+{
+	struct mbs_user *m = M(u);
+	if (h == H_COLL1) { /* no pass for it: its checkpoint in this request */
+		emit_upload_close(RB(u), H_COLL1, H_FTS1);
+		return;
+	}
+	uint64_t now = mb_now_ns();
+	if (!m->up_first_ns)
+		m->up_first_ns = now;
+	uint64_t due = now + (uint64_t)(u->env->upload_delay_s * 1e9);
+	uint64_t max = m->up_first_ns + (uint64_t)(u->env->upload_max_s * 1e9);
+	m->up_due_ns = due < max ? due : max;
+	mb_target_wake_at(u, m->up_due_ns);
+}
+
+bool mb__mbs_upload_due(struct mb_tuser *u)
+{
+	struct mbs_user *m = M(u);
+	if (!m->up_open)
+		return false;
+	if (mb_now_ns() + 1000000u >= m->up_due_ns) /* within the timer's millisecond */
+		return true;
+	mb_target_wake_at(u, m->up_due_ns); /* an earlier wake may have taken its place */
+	return false;
+}
+
+/* End the upload pass: every open context's checkpoint, in the request
+ * being built. */
+static void upload_close_all(struct mb_tuser *u)
+{
+	struct mbs_user *m = M(u);
+	for (uint32_t s = 0; s < 32; s++)
+		if (m->up_open & (1u << s))
+			emit_upload_close(RB(u), H_COLL + s, H_FTS + s);
+	m->up_open = 0;
+	m->up_first_ns = m->up_due_ns = 0;
+}
+
+int mb__mbs_upload_pass(struct mb_tuser *u)
+{
+	upload_close_all(u);
+	M(u)->phase = 5;
+	return mb__mbs_send_rpc(u);
+}
+
+static uint32_t get_le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* One checkpoint (SyncGetTransferState g, FastTransferGetBuffer b): the
+ * three state properties, each tag, length, ID set, and nothing more, the
+ * whole of it in the one buffer. */
+static int check_checkpoint(const struct mb_op_reply *g, const struct mb_op_reply *b)
+{
+	static const uint32_t tags[3] = {MB_META_CNSET_SEEN, MB_META_CNSET_SEEN_FAI,
+					 MB_META_CNSET_READ};
+	if (!g || g->status || !b || b->status)
+		return !g || g->status ? mb__mbs_op_status(g) : mb__mbs_op_status(b);
+	const uint8_t *p = b->u.stream.data.p;
+	uint32_t len = b->u.stream.data.len, at = 0;
+	if (len != g->u.table.rows)
+		return MB_EPROTO;
+	for (int i = 0; i < 3; i++) {
+		uint32_t nr;
+		uint64_t nids, max;
+		if (len - at < 8 || get_le32(p + at) != tags[i])
+			return MB_EPROTO;
+		uint32_t n = get_le32(p + at + 4);
+		at += 8;
+		if (n > len - at || mb_idset_scan(p + at, n, &nr, &nids, &max))
+			return MB_EPROTO;
+		at += n;
+	}
+	return at == len ? 0 : MB_EPROTO;
+}
+
+int mb__mbs_upload_check(const struct mb_reply *r)
+{
+	for (int k = 0;; k++) {
+		const struct mb_op_reply *g = mb__mbs_find_op(r, MB_OP_SYNC_GET_STATE, k);
+		const struct mb_op_reply *b = mb__mbs_find_op(r, MB_OP_FT_GET_BUFFER, k);
+		if (!g && !b)
+			return 0;
+		int rc = check_checkpoint(g, b);
+		if (rc)
+			return rc;
+	}
+}
+
 /* The periodic sync's hierarchy download (MS-OXCFXICS 3.3.4.3.1: a
  * hierarchy download takes IdsetGiven and CnsetSeen): the folders whose
  * contents changed since the last one, each then downloaded as a dirty
@@ -311,6 +457,8 @@ int mb__mbs_emit_sync(struct mb_tuser *u, const struct mb_step *s, struct mb_ste
 	struct mbs_user *m = M(u);
 	if (!m->rep)
 		return m->nnew ? notify_fetch(u) : 0;
+	if (mb__mbs_upload_due(u)) /* local changes go up before the download */
+		return mb__mbs_upload_pass(u);
 	if (!m->sync && !(m->sync = malloc(sizeof(*m->sync))))
 		return MB_ENOMEM;
 	if (m->hier_due && m->rep->synced)
@@ -324,6 +472,8 @@ int mb__mbs_took_sync(struct mb_tuser *u, const struct mb_reply *r, struct mb_st
 	struct mbs_user *m = M(u);
 	struct mb_replica *rep = m->rep;
 	struct mbs_sync *c = m->sync;
+	if (m->phase == 5) /* the upload pass's end: its checkpoints (mbstore.c checked them) */
+		return 0;
 	if (m->phase == 3) { /* online: the notification fetch */
 		const struct mb_op_reply *o = mb__mbs_find_op(r, MB_OP_QUERY_ROWS, 0);
 		if (!o || o->status != 0)

@@ -1,7 +1,8 @@
 /* drivers/mbstore_write.c: the mbstore driver's writing steps: resolve
  * names, send (mb__mbs_compose, attachments, submit), move, delete (ids logged '~'
  * before the request, '-' once acknowledged), free/busy, create appointment
- * and create contact (acknowledged creates logged '+').
+ * and create contact (a new item: online Create, Set, Save; cached an
+ * import into the upload pass's context; acknowledged creates logged '+').
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -98,9 +99,13 @@ int mb__mbs_emit_send(struct mb_tuser *u, const struct mb_step *s, struct mb_ste
 	if (s->item)
 		mb__rb_op(rb, MB_OP_RELEASE)->u.release.handle = H_MSG;
 	if (cached && !mb__rb_error(rb)) {
-		/* the second upload: the draft's ops again (same handles, the
-		 * same content already in the builder), read instead of
-		 * PidTagDeleteAfterSubmit, then saved */
+		/* the second upload, an ICS upload of Sent Items: the draft's
+		 * ops again (same handles, the same content already in the
+		 * builder), read instead of PidTagDeleteAfterSubmit, then saved */
+		uint32_t hc;
+		int rc = mb__mbs_upload_open(u, MB_FID_SENT, &hc);
+		if (rc)
+			return rc;
 		for (int i = first; i < end; i++) {
 			const struct mb_op *d = &rb->ops[i];
 			op = mb__rb_op(rb, d->code);
@@ -116,6 +121,7 @@ int mb__mbs_emit_send(struct mb_tuser *u, const struct mb_step *s, struct mb_ste
 		}
 		mb__rb_op(rb, MB_OP_SAVE_CHANGES)->u.save.handle = H_NEW;
 		mb__rb_op(rb, MB_OP_RELEASE)->u.release.handle = H_NEW;
+		mb__mbs_upload_done(u, hc);
 	}
 	return mb__mbs_send_rpc(u);
 }
@@ -162,6 +168,10 @@ int mb__mbs_emit_move(struct mb_tuser *u, const struct mb_step *s, struct mb_ste
 	if (m->rep) {
 		int ss = mb_replica_slot(m->rep, src);
 		if (s->nread > 0) {
+			uint32_t hc;
+			int rc = mb__mbs_upload_open(u, src, &hc);
+			if (rc)
+				return rc;
 			struct mb_op *op = mb__rb_op(rb, MB_OP_SYNC_UPLOAD);
 			int nc = s->nread < ITEMS ? s->nread : ITEMS;
 			struct mb_sync_change *ch = mb__rb_changes(rb, nc);
@@ -175,8 +185,10 @@ int mb__mbs_emit_move(struct mb_tuser *u, const struct mb_step *s, struct mb_ste
 							  0, -1);
 			}
 			op->u.sync_up.fid = fid_of(u, src);
+			op->u.sync_up.handle = hc;
 			op->u.sync_up.n = (uint32_t)nc;
 			op->u.sync_up.changes = ch;
+			mb__mbs_upload_done(u, hc);
 		}
 		for (int i = 0; i < s->nids; i++) {
 			if (ss >= 0)
@@ -238,6 +250,10 @@ int mb__mbs_emit_delete(struct mb_tuser *u, const struct mb_step *s, struct mb_s
 	uint32_t local = local_of(u, s->folder);
 	mb_target_ack(u, '~', mailbox_of(u), m->del, n);
 	if (m->rep) {
+		uint32_t hc;
+		int rc = mb__mbs_upload_open(u, local, &hc);
+		if (rc)
+			return rc;
 		struct mb_op *op = mb__rb_op(rb, MB_OP_SYNC_UPLOAD);
 		struct mb_sync_change *ch = mb__rb_changes(rb, n);
 		for (int i = 0; i < n; i++) {
@@ -246,8 +262,10 @@ int mb__mbs_emit_delete(struct mb_tuser *u, const struct mb_step *s, struct mb_s
 			ch[i].mid = m->del[i];
 		}
 		op->u.sync_up.fid = fid_of(u, local);
+		op->u.sync_up.handle = hc;
 		op->u.sync_up.n = (uint32_t)n;
 		op->u.sync_up.changes = ch;
+		mb__mbs_upload_done(u, hc);
 		return mb__mbs_send_rpc(u);
 	}
 	struct mb_op *op = mb__rb_op(rb, MB_OP_DELETE_MESSAGES);
@@ -296,6 +314,41 @@ int mb__mbs_took_delete(struct mb_tuser *u, const struct mb_reply *r, struct mb_
 	m->del = NULL;
 	m->ndel = 0;
 	return rc;
+}
+
+/* Save a new item in folder `local`: online Create+Set+Save, cached
+ * SyncUpload CREATE in an upload context (mb__mbs_upload_open). */
+void mb__mbs_emit_create_item(struct mb_tuser *u, uint32_t local, struct mb_prop *p, int n)
+{
+	struct mb__rb *rb = RB(u);
+	if (M(u)->rep) {
+		uint32_t hc;
+		if (mb__mbs_upload_open(u, local, &hc)) {
+			rb->err = MB_ETOOBIG; /* the state did not fit in the request */
+			return;
+		}
+		struct mb_op *op = mb__rb_op(rb, MB_OP_SYNC_UPLOAD);
+		struct mb_sync_change *c = mb__rb_changes(rb, 1);
+		memset(c, 0, sizeof(*c));
+		c->kind = MB_SYNC_CREATE;
+		c->nprops = (uint16_t)n;
+		c->props = p;
+		op->u.sync_up.fid = fid_of(u, local);
+		op->u.sync_up.handle = hc;
+		op->u.sync_up.n = 1;
+		op->u.sync_up.changes = c;
+		mb__mbs_upload_done(u, hc);
+		return;
+	}
+	struct mb_op *op = mb__rb_op(rb, MB_OP_CREATE_MESSAGE);
+	op->u.create_message.fid = fid_of(u, local);
+	op->u.create_message.handle = H_NEW;
+	op = mb__rb_op(rb, MB_OP_SET_PROPS);
+	op->u.set_props.handle = H_NEW;
+	op->u.set_props.n = (uint16_t)n;
+	op->u.set_props.props = p;
+	mb__rb_op(rb, MB_OP_SAVE_CHANGES)->u.save.handle = H_NEW;
+	mb__rb_op(rb, MB_OP_RELEASE)->u.release.handle = H_NEW;
 }
 
 /* ---- steps: calendar, contacts --------------------------------------------------------- */
