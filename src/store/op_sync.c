@@ -135,12 +135,18 @@ int mb__op_sync_open_collector(struct req *r, struct mb_op *op)
 	return rc;
 }
 
+/* Whether h is an upload context with its three state properties in. */
+static bool coll_ready(const struct handle *h)
+{
+	return h->kind == H_SYNC && h->sync_coll &&
+	       (h->state_has & MB_SYNC_COLL_READY) == MB_SYNC_COLL_READY;
+}
+
 /* The upload context id, ready for imports (its state all in). */
 static int collector(struct req *r, uint32_t id, struct handle **out)
 {
 	int rc = sync_handle(r, id, out);
-	if (!rc && (!(*out)->sync_coll || (*out)->state_tag ||
-		    ((*out)->state_has & MB_SYNC_COLL_READY) != MB_SYNC_COLL_READY))
+	if (!rc && (!coll_ready(*out) || (*out)->state_tag))
 		rc = MB_ESTATE;
 	return rc;
 }
@@ -181,9 +187,7 @@ void mb__sync_note_import(struct session *s, struct handle *only, uint32_t folde
 		return;
 	for (int k = 0; k < MB_MAX_HANDLES; k++) {
 		struct handle *h = s->handles[k];
-		if (!h || h->kind != H_SYNC || !h->sync_coll || h->folder != folder ||
-		    (only && h != only) ||
-		    (h->state_has & MB_SYNC_COLL_READY) != MB_SYNC_COLL_READY)
+		if (!h || !coll_ready(h) || h->folder != folder || (only && h != only))
 			continue;
 		/* the change numbers the import took join CnsetSeen and CnsetRead
 		 * (read changes take numbers of the one series here); a context
@@ -477,11 +481,12 @@ int mb__op_sync_up(struct dbw *w, struct req *r, struct mb_op *op, struct mb_op_
 	uint64_t *mids = mb__ar(r, (size_t)(n ? n : 1) * sizeof(uint64_t));
 	if (!mids)
 		return MB_ETOOBIG;
-	struct mb_mailbox_rec m0, m;
+	struct mb_mailbox_rec m0 = {0}, m;
 	rc = mb__txn_begin(w);
 	if (rc)
 		return rc;
-	rc = mb_schema_mailbox_get(w->schema, r->sess->mailbox, &m0);
+	if (ctx) /* the import's first change number, for the context's state */
+		rc = mb_schema_mailbox_get(w->schema, r->sess->mailbox, &m0);
 	for (uint32_t i = 0; i < n && !rc; i++) {
 		struct mb_sync_change *c = &op->u.sync_up.changes[i];
 		struct mb_msg_rec rec;
