@@ -58,39 +58,40 @@ static void plan_of(const struct mb_topo_info *in, struct plan *p)
 	p->items = mb_mailbox_profile_items(&in->mailbox);
 }
 
-/* Item k: its folder and kind. */
+/* What imap-init.state's "version" says about the mailboxes' contents: 2,
+ * every item read (1: a third of the Inbox unread).  A state of another
+ * version is another initialisation. */
+#define IMAP_INIT_VERSION 2
+
+/* Item k: its folder and kind.  Every item is appended \Seen: initialised
+ * mail is read, as the embedded store's (docs/workload.md, "Initialised
+ * mail is read"). */
 static void place(const struct plan *p, int k, char *folder, size_t flen,
-		  enum mb_mailmsg_kind *kind, int *seen)
+		  enum mb_mailmsg_kind *kind)
 {
 	*kind = MB_MAILMSG_MAIL;
-	*seen = 0;
 	if (k < p->inbox) {
 		snprintf(folder, flen, "INBOX");
-		*seen = k % 3 != 0; /* a third unread */
 		return;
 	}
 	k -= p->inbox;
 	if (k < p->deleted) {
 		snprintf(folder, flen, F_DELETED);
-		*seen = 1;
 		return;
 	}
 	k -= p->deleted;
 	if (k < p->folders * p->per_folder) {
 		snprintf(folder, flen, "Folder %02d", k / p->per_folder + 1);
-		*seen = 1;
 		return;
 	}
 	k -= p->folders * p->per_folder;
 	if (k < p->appts) {
 		snprintf(folder, flen, F_CALENDAR);
 		*kind = MB_MAILMSG_APPOINTMENT;
-		*seen = 1;
 		return;
 	}
 	snprintf(folder, flen, F_CONTACTS);
 	*kind = MB_MAILMSG_CONTACT;
-	*seen = 1;
 }
 
 struct init_ctx {
@@ -122,9 +123,10 @@ static void on_signal(int sig)
 static int write_state(struct init_ctx *x, int complete)
 {
 	char tmp[4300];
-	json_t *o = json_pack("{s:i,s:s,s:i,s:i,s:s,s:b}", "version", 1, "target", x->target,
-			      "users", mb_topology_user_count(x->acc), "items_per_mailbox",
-			      x->plan.items, "done", x->done, "complete", complete);
+	json_t *o =
+	    json_pack("{s:i,s:s,s:i,s:i,s:s,s:b}", "version", IMAP_INIT_VERSION, "target",
+		      x->target, "users", mb_topology_user_count(x->acc), "items_per_mailbox",
+		      x->plan.items, "done", x->done, "complete", complete);
 	snprintf(tmp, sizeof(tmp), "%s.tmp", x->state_path);
 	int rc = o && json_dump_file(o, tmp, JSON_INDENT(1)) == 0 && rename(tmp, x->state_path) == 0
 		     ? 0
@@ -179,8 +181,7 @@ static int fill_mailbox(struct init_ctx *x, int ui, int look)
 	int nusers = mb_topology_user_count(x->acc);
 	for (int k = 0; k < p->items && !rc && !stop_flag; k++) {
 		enum mb_mailmsg_kind kind;
-		int seen;
-		place(p, k, folder, sizeof(folder), &kind, &seen);
+		place(p, k, folder, sizeof(folder), &kind);
 		if (strcmp(folder, cur)) {
 			snprintf(cur, sizeof(cur), "%s", folder);
 			mb__imapcmd_idset_free(&have);
@@ -215,7 +216,7 @@ static int fill_mailbox(struct init_ctx *x, int ui, int look)
 		size_t len;
 		if ((rc = mb_mailmsg_build(&m, &msg, &len)))
 			break;
-		rc = mb_imapc_append(c, folder, seen ? "\\Seen" : "", msg, len, NULL);
+		rc = mb_imapc_append(c, folder, "\\Seen", msg, len, NULL);
 		free(msg);
 		if (rc) {
 			init_fail(x, "APPEND for %s: %s", u->name, mb_imapc_error(c));
@@ -361,6 +362,12 @@ static int init_imap_run(void *args, int argc, char **argv)
 	if (st) {
 		const char *d = json_string_value(json_object_get(st, "done"));
 		int items = (int)json_integer_value(json_object_get(st, "items_per_mailbox"));
+		/* another version wrote other contents: --complete cannot mend
+		 * the items that are there, only --restart */
+		bool other_version =
+		    json_integer_value(json_object_get(st, "version")) != IMAP_INIT_VERSION;
+		if (other_version)
+			items = -1;
 		const char *t = json_string_value(json_object_get(st, "target"));
 		/* the lab of this data directory is one server whatever its port */
 		char labj[4300];
@@ -371,7 +378,7 @@ static int init_imap_run(void *args, int argc, char **argv)
 							 !strncmp(t, "imap://127.0.0.1:", 17)));
 		json_decref(lj);
 		if (d && (!same || strlen(d) != (size_t)nusers || items != x.plan.items) &&
-		    a->complete) {
+		    a->complete && !other_version) {
 			/* filled for other parameters: every mailbox touched is looked
 			 * at and completed item by item (no duplicate) */
 			size_t dl = strlen(d);
@@ -381,13 +388,19 @@ static int init_imap_run(void *args, int argc, char **argv)
 			       "item by item\n",
 			       state);
 		} else if (!d || strlen(d) != (size_t)nusers || items != x.plan.items || !same) {
-			fprintf(
-			    stderr,
-			    "mailbench init: %s is from another initialisation (target, users or "
-			    "mailbox contents differ); use --restart (refill) or --complete "
-			    "(complete "
-			    "what is there)\n",
-			    state);
+			if (other_version)
+				fprintf(stderr,
+					"mailbench init: %s: version: another version of mailbench "
+					"filled these mailboxes with other contents; use --restart "
+					"(refill)\n",
+					state);
+			else
+				fprintf(
+				    stderr,
+				    "mailbench init: %s is from another initialisation (target, "
+				    "users or mailbox contents differ); use --restart (refill) "
+				    "or --complete (complete what is there)\n",
+				    state);
 			json_decref(st);
 			free(x.done);
 			mb_topology_destroy(acc);

@@ -399,6 +399,9 @@ bool mb_session_initialised(const struct mb_session *s)
 	json_t *st = json_load_file(path, 0, NULL);
 	if (st && json_is_false(json_object_get(st, "complete")))
 		ok = false;
+	/* and one of another version holds other content (store.h) */
+	if (st && json_integer_value(json_object_get(st, "version")) != MB_INIT_VERSION)
+		ok = false;
 	json_decref(st);
 	return ok;
 }

@@ -65,9 +65,9 @@ static int write_state(const char *path, const char *scenario, int users, double
 		       uint64_t seed, bool complete, int done)
 {
 	char tmp[4200];
-	json_t *o = json_pack("{s:i,s:s,s:i,s:f,s:s,s:b,s:i}", "version", 1, "scenario", scenario,
-			      "users", users, "scale", scale, "seed", "", "complete", complete,
-			      "mailboxes_done", done);
+	json_t *o = json_pack("{s:i,s:s,s:i,s:f,s:s,s:b,s:i}", "version", MB_INIT_VERSION,
+			      "scenario", scenario, "users", users, "scale", scale, "seed", "",
+			      "complete", complete, "mailboxes_done", done);
 	char seedhex[17];
 	snprintf(seedhex, sizeof(seedhex), "%016llx", (unsigned long long)seed);
 	json_object_set_new(o, "seed", json_string(seedhex));
@@ -285,6 +285,17 @@ static int init_main(void *args, int argc, char **argv)
 		double ssc = json_number_value(json_object_get(st, "scale"));
 		const char *seedhex = json_string_value(json_object_get(st, "seed"));
 		bool complete = json_is_true(json_object_get(st, "complete"));
+		int ver = (int)json_integer_value(json_object_get(st, "version"));
+		if (ver != MB_INIT_VERSION) {
+			fprintf(stderr,
+				"mailbench init: %s: version: an initialisation of version %d "
+				"is there (this mailbench writes version %d: other mailbox "
+				"content); use --restart to replace it\n",
+				state_path, ver, MB_INIT_VERSION);
+			json_decref(st);
+			free(sc);
+			return MB_EXIT_USAGE;
+		}
 		if (!ss || strcmp(ss, sc->name) || su != users || fabs(ssc - scale) > 1e-12 ||
 		    !seedhex) {
 			fprintf(stderr,
@@ -518,7 +529,9 @@ const struct mb_cmd_entry mb_cmd_init_entry = {
 	     "progress line shows bodies MB/s beside the bytes this process and the disk\n"
 	     "write per second.  Interrupted (Ctrl-C), it stops; run it again with the same\n"
 	     "options to resume (a database whose build did not finish is built again), or\n"
-	     "with --restart to start over.",
+	     "with --restart to start over.  Every initialised message is read.  A data\n"
+	     "directory initialised by a version of mailbench that wrote other content\n"
+	     "(init.state's version) is neither resumed nor reused: --restart replaces it.",
     .epilog = "exit codes: 0 done, 2 usage or input error, 3 runtime failure or interrupted",
     .opts = init_opts,
     .nopts = (int)(sizeof(init_opts) / sizeof(init_opts[0])),

@@ -62,6 +62,20 @@ for u in 0 1 2 3 4; do
 	done
 done
 echo "every mailbox: exact counts after the resumed init"
+# initialised mail is read (docs/workload.md, "Initialised mail is read")
+for u in 0 4; do
+	got=$("$MBMAIL" unseen "$MB_LAB_IMAP" "$(name $u)" "$(pw $u)") || fail "unseen"
+	[ "$got" = 0 ] || fail "$(name $u): $got unseen initialised messages in INBOX"
+done
+# a state of another version (other contents) is refused, --complete too
+cp "$D/imap-init.state" "$T/state.now"
+sed 's/"version": [0-9]*/"version": 1/' "$T/state.now" >"$D/imap-init.state"
+grep -q '"version": 1,' "$D/imap-init.state" || fail "no version in imap-init.state"
+timeout 60 "$MAILBENCH" init -s online --target "$MB_LAB_IMAP" --data "$D" --scale 0.2 \
+	--complete >"$T/initv1.out" 2>"$T/initv1.err"
+[ $? = 2 ] || fail "an init of another version not refused"
+grep -q "imap-init.state: version: .*--restart" "$T/initv1.err" || fail "$(cat "$T/initv1.err")"
+cp "$T/state.now" "$D/imap-init.state"
 
 # the check over IMAP: one submitted message acknowledged in user 2's mailbox
 "$MBMAIL" send "$MB_LAB_SMTP" "$(name 0)" "$(pw 0)" "$(name 0)@mailbench.test" \

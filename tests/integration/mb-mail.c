@@ -5,6 +5,7 @@
  *                                              submit one small message (AUTH PLAIN)
  *   mb-mail count IMAPURL USER PASS MSGID      messages in INBOX with that Message-ID
  *   mb-mail status IMAPURL USER PASS FOLDER    messages in FOLDER (STATUS)
+ *   mb-mail unseen IMAPURL USER PASS           unseen messages in INBOX (SEARCH UNSEEN)
  * Before the command, TLS as the load engine's flags: --tls starttls
  * (STARTTLS on imap:// and smtp://; imaps:// and smtps:// are TLS from the
  * first byte), --tls-ca FILE, --tls-insecure.
@@ -124,6 +125,15 @@ int main(int argc, char **argv)
 		struct cnt k = {0};
 		if (mb_imapc_cmd(c, NULL, NULL, "EXAMINE INBOX") ||
 		    mb_imapc_cmd(c, on_search, &k, "SEARCH HEADER Message-ID \"<%s>\"", argv[5])) {
+			fprintf(stderr, "%s\n", mb_imapc_error(c));
+			rc = 1;
+		} else {
+			printf("%d\n", k.n);
+		}
+	} else if (!strcmp(cmd, "unseen")) {
+		struct cnt k = {0};
+		if (mb_imapc_cmd(c, NULL, NULL, "EXAMINE INBOX") ||
+		    mb_imapc_cmd(c, on_search, &k, "SEARCH UNSEEN")) {
 			fprintf(stderr, "%s\n", mb_imapc_error(c));
 			rc = 1;
 		} else {

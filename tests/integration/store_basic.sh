@@ -27,6 +27,20 @@ tail -n 1 "$tmp/init.out"
 # a second init with the same options is a no-op
 timeout 60 "$MAILBENCH" init -s online --users 24 --scale 0.02 --data "$tmp/data" \
 	| grep -q "already initialised" || fail "re-init not detected"
+# an initialisation of another version (other mailbox content) is neither
+# resumed nor reused: exit 2, the file and field named, nothing touched
+cp "$tmp/data/init.state" "$tmp/init.state.now"
+sed 's/"version": [0-9]*/"version": 1/' "$tmp/init.state.now" >"$tmp/data/init.state"
+grep -q '"version": 1,' "$tmp/data/init.state" || fail "no version in init.state"
+cp "$tmp/data/init.state" "$tmp/init.state.v1"
+timeout 60 "$MAILBENCH" init -s online --users 24 --scale 0.02 --data "$tmp/data" \
+	>"$tmp/initv1.out" 2>&1
+[ $? -eq 2 ] || { cat "$tmp/initv1.out"; fail "init of another version not refused"; }
+grep -q "init.state: version: .* version 1 " "$tmp/initv1.out" ||
+	{ cat "$tmp/initv1.out"; fail "the refusal does not name the file and field"; }
+cmp -s "$tmp/data/init.state" "$tmp/init.state.v1" || fail "the refused init changed init.state"
+[ -f "$tmp/data/topology.json" ] || fail "the refused init removed topology.json"
+cp "$tmp/init.state.now" "$tmp/data/init.state"
 
 # init is interruptible and resumable: interrupt one, resume it, and a
 # resume with other parameters is refused (exit 2) without touching it
