@@ -311,6 +311,13 @@ void mb__start_init(struct mb_session *s)
 	mb_argv_add(&av, "data", s->p.data_dir);
 	mb_argv_addf(&av, "users", "%d", mb_session_users(s));
 	mb_argv_addf(&av, "scale", "%.10g", mb_session_scale(s));
+	/* a new initialisation takes the run's seed for the content: one
+	 * seed, one starting state; a resumed one keeps the seed it began
+	 * with (init.state) */
+	char st[MB_PATH_MAX + 16];
+	snprintf(st, sizeof(st), "%s/init.state", s->p.data_dir);
+	if (s->init_restart || access(st, F_OK) != 0)
+		mb_argv_addf(&av, "seed", "%ld", mb_session_seed(s));
 	if (s->init_restart) {
 		/* asked by the operator: replace an initialisation made with
 		 * other parameters */

@@ -179,6 +179,7 @@ struct init_args {
 	bool restart;
 	bool no_bulk;
 	bool accounts_only;
+	int seed; /* of the mailboxes' content; < 0: a random one */
 };
 
 /* --accounts-only: DATA/accounts.json for N users (the accounts init
@@ -297,12 +298,14 @@ static int init_main(void *args, int argc, char **argv)
 			return MB_EXIT_USAGE;
 		}
 		if (!ss || strcmp(ss, sc->name) || su != users || fabs(ssc - scale) > 1e-12 ||
-		    !seedhex) {
-			fprintf(stderr,
-				"mailbench init: %s: an initialisation with other parameters "
-				"(scenario %s, "
-				"%d users, scale %g) is there; use --restart to replace it\n",
-				state_path, ss ? ss : "?", su, ssc);
+		    !seedhex ||
+		    (a->seed >= 0 && strtoull(seedhex, NULL, 16) != (unsigned long long)a->seed)) {
+			fprintf(
+			    stderr,
+			    "mailbench init: %s: an initialisation with other parameters "
+			    "(scenario %s, "
+			    "%d users, scale %g, seed %s) is there; use --restart to replace it\n",
+			    state_path, ss ? ss : "?", su, ssc, seedhex ? seedhex : "?");
 			json_decref(st);
 			free(sc);
 			return MB_EXIT_USAGE;
@@ -334,7 +337,9 @@ static int init_main(void *args, int argc, char **argv)
 			free(sc);
 			return MB_EXIT_USAGE;
 		}
-		if (mb_auth_random(&seed, sizeof(seed))) {
+		if (a->seed >= 0)
+			seed = (uint64_t)a->seed;
+		else if (mb_auth_random(&seed, sizeof(seed))) {
 			free(sc);
 			return MB_EXIT_RUNTIME;
 		}
@@ -510,6 +515,17 @@ static const struct mb_opt init_opts[] = {
      .off = offsetof(IA, no_bulk),
      .help = "populate in ordinary logged transactions instead of bulk-building each "
 	     "database (slower; for comparison)"},
+    {.path = "seed",
+     .flag = "seed",
+     .metavar = "N",
+     .type = MB_OT_INT,
+     .off = offsetof(IA, seed),
+     .def = -1,
+     .min = 0,
+     .max = MB_SEED_MAX,
+     .dtext = "a random one, kept in DATA/init.state",
+     .help = "seed of the mailboxes' content: one seed, the same messages, folders and "
+	     "sizes"},
     {.path = "accounts_only",
      .flag = "accounts-only",
      .type = MB_OT_FLAG,

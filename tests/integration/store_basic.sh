@@ -41,6 +41,24 @@ grep -q "init.state: version: .* version 1 " "$tmp/initv1.out" ||
 cmp -s "$tmp/data/init.state" "$tmp/init.state.v1" || fail "the refused init changed init.state"
 [ -f "$tmp/data/topology.json" ] || fail "the refused init removed topology.json"
 cp "$tmp/init.state.now" "$tmp/data/init.state"
+# one content seed, one starting state: two initialisations with --seed 7
+# save the same pristine manifest (init state, every file and its size),
+# another seed another one; a resume with another seed is refused
+for d in s7a s7b s8; do
+	seed=${d#s}
+	seed=${seed%[ab]}
+	timeout 120 "$MAILBENCH" init -s online --users 24 --scale 0.02 --data "$tmp/$d" \
+		--seed "$seed" >"$tmp/init-$d.out" 2>&1 || { cat "$tmp/init-$d.out"; fail "init $d"; }
+done
+cmp -s "$tmp/s7a/pristine/MANIFEST" "$tmp/s7b/pristine/MANIFEST" ||
+	fail "two initialisations with one seed differ: $(diff "$tmp/s7a/pristine/MANIFEST" \
+		"$tmp/s7b/pristine/MANIFEST" | head -5)"
+cmp -s "$tmp/s7a/pristine/MANIFEST" "$tmp/s8/pristine/MANIFEST" &&
+	fail "initialisations with seeds 7 and 8 are alike"
+timeout 60 "$MAILBENCH" init -s online --users 24 --scale 0.02 --data "$tmp/s7a" --seed 8 \
+	>"$tmp/init-s78.out" 2>&1
+[ $? -eq 2 ] || fail "an initialisation with seed 7 taken for seed 8"
+rm -rf "$tmp/s7a" "$tmp/s7b" "$tmp/s8"
 
 # init is interruptible and resumable: interrupt one, resume it, and a
 # resume with other parameters is refused (exit 2) without touching it
