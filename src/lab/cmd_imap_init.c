@@ -364,10 +364,17 @@ static int init_imap_run(void *args, int argc, char **argv)
 		int items = (int)json_integer_value(json_object_get(st, "items_per_mailbox"));
 		/* another version wrote other contents: --complete cannot mend
 		 * the items that are there, only --restart */
-		bool other_version =
-		    json_integer_value(json_object_get(st, "version")) != IMAP_INIT_VERSION;
-		if (other_version)
-			items = -1;
+		if (json_integer_value(json_object_get(st, "version")) != IMAP_INIT_VERSION) {
+			fprintf(stderr,
+				"mailbench init: %s: version: another version of mailbench "
+				"filled these mailboxes with other contents; use --restart "
+				"(refill)\n",
+				state);
+			json_decref(st);
+			free(x.done);
+			mb_topology_destroy(acc);
+			return MB_EXIT_USAGE;
+		}
 		const char *t = json_string_value(json_object_get(st, "target"));
 		/* the lab of this data directory is one server whatever its port */
 		char labj[4300];
@@ -378,7 +385,7 @@ static int init_imap_run(void *args, int argc, char **argv)
 							 !strncmp(t, "imap://127.0.0.1:", 17)));
 		json_decref(lj);
 		if (d && (!same || strlen(d) != (size_t)nusers || items != x.plan.items) &&
-		    a->complete && !other_version) {
+		    a->complete) {
 			/* filled for other parameters: every mailbox touched is looked
 			 * at and completed item by item (no duplicate) */
 			size_t dl = strlen(d);
@@ -388,19 +395,11 @@ static int init_imap_run(void *args, int argc, char **argv)
 			       "item by item\n",
 			       state);
 		} else if (!d || strlen(d) != (size_t)nusers || items != x.plan.items || !same) {
-			if (other_version)
-				fprintf(stderr,
-					"mailbench init: %s: version: another version of mailbench "
-					"filled these mailboxes with other contents; use --restart "
-					"(refill)\n",
-					state);
-			else
-				fprintf(
-				    stderr,
-				    "mailbench init: %s is from another initialisation (target, "
-				    "users or mailbox contents differ); use --restart (refill) "
-				    "or --complete (complete what is there)\n",
-				    state);
+			fprintf(stderr,
+				"mailbench init: %s is from another initialisation (target, "
+				"users or mailbox contents differ); use --restart (refill) "
+				"or --complete (complete what is there)\n",
+				state);
 			json_decref(st);
 			free(x.done);
 			mb_topology_destroy(acc);

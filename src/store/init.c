@@ -297,9 +297,10 @@ static int init_main(void *args, int argc, char **argv)
 			free(sc);
 			return MB_EXIT_USAGE;
 		}
+		if (seedhex)
+			seed = strtoull(seedhex, NULL, 16);
 		if (!ss || strcmp(ss, sc->name) || su != users || fabs(ssc - scale) > 1e-12 ||
-		    !seedhex ||
-		    (a->seed >= 0 && strtoull(seedhex, NULL, 16) != (unsigned long long)a->seed)) {
+		    !seedhex || (a->seed >= 0 && seed != (uint64_t)a->seed)) {
 			fprintf(
 			    stderr,
 			    "mailbench init: %s: an initialisation with other parameters "
@@ -310,7 +311,6 @@ static int init_main(void *args, int argc, char **argv)
 			free(sc);
 			return MB_EXIT_USAGE;
 		}
-		seed = strtoull(seedhex, NULL, 16);
 		json_decref(st);
 		if (complete && access(topo_path, R_OK) == 0) {
 			printf("mailbench init: %s is already initialised (scenario %s, %d users, "

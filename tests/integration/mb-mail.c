@@ -121,19 +121,16 @@ int main(int argc, char **argv)
 		    mb_imapc_has_cap(c, "UIDPLUS"), mb_imapc_has_cap(c, "IDLE"),
 		    mb_imapc_has_cap(c, "MOVE"), mb_imapc_has_cap(c, "CONDSTORE"),
 		    mb_imapc_has_cap(c, "QRESYNC"), mb_imapc_has_cap(c, "LITERAL+"));
-	} else if (!strcmp(cmd, "count") && argc >= 6) {
+	} else if ((!strcmp(cmd, "count") && argc >= 6) || !strcmp(cmd, "unseen")) {
+		/* SEARCH in INBOX, the matches counted */
+		char crit[600];
+		if (!strcmp(cmd, "count"))
+			snprintf(crit, sizeof(crit), "HEADER Message-ID \"<%s>\"", argv[5]);
+		else
+			snprintf(crit, sizeof(crit), "UNSEEN");
 		struct cnt k = {0};
 		if (mb_imapc_cmd(c, NULL, NULL, "EXAMINE INBOX") ||
-		    mb_imapc_cmd(c, on_search, &k, "SEARCH HEADER Message-ID \"<%s>\"", argv[5])) {
-			fprintf(stderr, "%s\n", mb_imapc_error(c));
-			rc = 1;
-		} else {
-			printf("%d\n", k.n);
-		}
-	} else if (!strcmp(cmd, "unseen")) {
-		struct cnt k = {0};
-		if (mb_imapc_cmd(c, NULL, NULL, "EXAMINE INBOX") ||
-		    mb_imapc_cmd(c, on_search, &k, "SEARCH UNSEEN")) {
+		    mb_imapc_cmd(c, on_search, &k, "SEARCH %s", crit)) {
 			fprintf(stderr, "%s\n", mb_imapc_error(c));
 			rc = 1;
 		} else {
