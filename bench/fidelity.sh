@@ -12,8 +12,9 @@
 # then the published findings as they come out of the runs (compression
 # cuts network by 40-60%; twice the cache cuts disk transfers per
 # user-equivalent; cached against online: more RPC operations, fewer disk
-# transfers, less store CPU per user-equivalent); and last one line with
-# the worst ratio.
+# transfers, less store CPU per user-equivalent); the storage work per RPC
+# operation (disk transfers, reads, writes, log writes) beside the
+# published server's; and last one line with the worst ratio.
 #
 # One command: bench/fidelity.sh [BUILD_DIR].  USERS, SCALE, ACCEL,
 # DURATION, WARMUP override the scenario's run defaults (1,000 users, scale
@@ -147,6 +148,20 @@ for k in rpc_ops_per_s db_transfers_per_s processor_pct; do
 		"$(mine "$W/online-on.json" "$k")")"
 done
 echo "  (published: cached mode has more RPC operations, fewer disk transfers, less store CPU)"
+
+# the storage rows per RPC operation: how much storage work an operation
+# does here against the published server (which gives no read/write split)
+perop() { ratio "$(jq ".counters.$2" "$1")" "$(jq '.counters.rpc_ops_per_s' "$1")"; } # json, key
+echo
+echo "storage work per RPC operation (published: the table's column)"
+for sc in online cached; do
+	f="$W/$sc-on.json"
+	po=$(pub "$sc" -1 rpc_ops_per_s)
+	echo "  $sc: disk transfers $(perop "$f" db_transfers_per_s)" \
+		"(published $(ratio "$(pub "$sc" -1 db_transfers_per_s)" "$po")):" \
+		"reads $(perop "$f" db_reads_per_s), writes $(perop "$f" db_writes_per_s);" \
+		"log writes $(perop "$f" log_writes_per_s) (published $(ratio "$(pub "$sc" -1 log_writes_per_s)" "$po"))"
+done
 
 worst=""
 wv=0
