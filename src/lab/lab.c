@@ -18,6 +18,7 @@
 #include "lab/lab_int.h"
 
 #include "core/error.h"
+#include "core/rng.h"
 #include "core/sampler.h"
 #include "core/tls.h"
 
@@ -53,24 +54,72 @@ static void seterr(char *err, size_t len, const char *fmt, ...)
 	va_end(ap);
 }
 
-static int free_port(int *port)
+/* The low end of the kernel's ephemeral port range (32768 unless set). */
+static int ephemeral_low(void)
+{
+	int lo = 32768, hi;
+	FILE *f = fopen("/proc/sys/net/ipv4/ip_local_port_range", "r");
+	if (f) {
+		if (fscanf(f, "%d %d", &lo, &hi) != 2)
+			lo = 32768;
+		fclose(f);
+	}
+	return lo;
+}
+
+/* A socket bound to 127.0.0.1:port (0: the kernel picks); -1 if taken. */
+static int bind_loopback(int port)
 {
 	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	struct sockaddr_in sa;
-	socklen_t sl = sizeof(sa);
 	if (fd < 0)
-		return MB_ESYS;
+		return -1;
 	memset(&sa, 0, sizeof(sa));
 	sa.sin_family = AF_INET;
 	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) ||
-	    getsockname(fd, (struct sockaddr *)&sa, &sl)) {
+	sa.sin_port = htons((uint16_t)port);
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa))) {
 		close(fd);
-		return MB_ESYS;
+		return -1;
 	}
-	*port = ntohs(sa.sin_port);
-	close(fd);
-	return 0;
+	return fd;
+}
+
+/* n distinct free loopback ports for the servers.  They are taken below
+ * the ephemeral range where it leaves room: a port the kernel hands out
+ * from that range can be taken, between this check and the server's own
+ * bind, as the local port of any client's connect (a loaded machine's
+ * tests make thousands), after which the server cannot bind it and exits
+ * at start.  Each port is held by a bound socket until all are chosen, so
+ * they differ. */
+static int free_ports(int *const ports[], int n)
+{
+	int fds[8], lo = ephemeral_low(), rc = 0;
+	uint64_t rs;
+	mb_rng_seed(&rs, (uint64_t)getpid() << 32 ^ (uint64_t)(mb_now_s() * 1e6));
+	for (int i = 0; i < n; i++) {
+		fds[i] = -1;
+		for (int t = 0; t < 64 && fds[i] < 0 && lo > 11024; t++) {
+			int port = mb_rng_range(&rs, 10000, lo - 1);
+			if ((fds[i] = bind_loopback(port)) >= 0)
+				*ports[i] = port;
+		}
+		if (fds[i] < 0) { /* no room below the range: the kernel's pick */
+			struct sockaddr_in sa;
+			socklen_t sl = sizeof(sa);
+			if ((fds[i] = bind_loopback(0)) < 0 ||
+			    getsockname(fds[i], (struct sockaddr *)&sa, &sl)) {
+				rc = MB_ESYS;
+				n = i + 1;
+				break;
+			}
+			*ports[i] = ntohs(sa.sin_port);
+		}
+	}
+	for (int i = 0; i < n; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	return rc;
 }
 
 static int mkdir_p1(const char *path, mode_t mode)
@@ -276,12 +325,23 @@ static int start_postfix(struct mb_lab *l)
 		return MB_ENOTFOUND;
 	snprintf(out, sizeof(out), "%s/postfix.out", l->info.dir);
 	char *argv[] = {prog, "-c", l->pfconf, "start-fg", NULL};
+	/* the clock file times come from, so a file written later is not older */
+	clock_gettime(CLOCK_REALTIME_COARSE, &l->pf_started);
 	return spawn(argv, out, &l->pf_child);
 }
 
-static pid_t read_pidfile(const char *path)
+/* The pid in Postfix's master.pid, 0 when there is none or when the file
+ * is older than the last start: Postfix leaves the file behind when its
+ * master exits, and a pid from an earlier run may be another process's
+ * by now. */
+static pid_t read_pidfile(const struct mb_lab *l)
 {
-	FILE *f = fopen(path, "r");
+	struct stat st;
+	if (stat(l->pfpid, &st) || st.st_mtim.tv_sec < l->pf_started.tv_sec ||
+	    (st.st_mtim.tv_sec == l->pf_started.tv_sec &&
+	     st.st_mtim.tv_nsec < l->pf_started.tv_nsec))
+		return 0;
+	FILE *f = fopen(l->pfpid, "r");
 	long v = 0;
 	if (!f)
 		return 0;
@@ -328,7 +388,7 @@ static int wait_up(struct mb_lab *l, int want_dv, int want_pf, char *err, size_t
 			pf = 1;
 		if (dv && pf) {
 			if (want_pf)
-				l->info.postfix_pid = read_pidfile(l->pfpid);
+				l->info.postfix_pid = read_pidfile(l);
 			return 0;
 		}
 		sleep_ms(50);
@@ -336,6 +396,52 @@ static int wait_up(struct mb_lab *l, int want_dv, int want_pf, char *err, size_t
 	seterr(err, errlen, "lab: %s did not answer within %d ms (see %s/*.log)",
 	       !dv ? "dovecot (IMAP)" : "postfix (SMTP)", l->o.start_timeout_ms, l->info.dir);
 	return MB_ETIMEDOUT;
+}
+
+static int stop_servers(struct mb_lab *l);
+
+/* Starts of the servers tried on fresh ports before the lab gives up. */
+#define LAB_START_ATTEMPTS 3
+
+/* Free ports, the configurations that name them, both servers, and the
+ * wait until both answer.  On an error the caller stops what started. */
+static int start_servers(struct mb_lab *l, unsigned uid, const char *uname, int ncpu, char *err,
+			 size_t errlen)
+{
+	int *ports[] = {&l->info.imap_port, &l->info.lmtp_port,	 &l->info.auth_port,
+			&l->info.smtp_port, &l->info.imaps_port, &l->info.smtps_port};
+	int rc = free_ports(ports, l->o.tls ? 6 : 4);
+	if (rc) {
+		seterr(err, errlen, "lab: no free loopback port");
+		return rc;
+	}
+	snprintf(l->info.imap_url, sizeof(l->info.imap_url), "imap://127.0.0.1:%d",
+		 l->info.imap_port);
+	snprintf(l->info.smtp_url, sizeof(l->info.smtp_url), "smtp://127.0.0.1:%d",
+		 l->info.smtp_port);
+	if (l->o.tls) {
+		snprintf(l->info.imaps_url, sizeof(l->info.imaps_url), "imaps://127.0.0.1:%d",
+			 l->info.imaps_port);
+		snprintf(l->info.smtps_url, sizeof(l->info.smtps_url), "smtps://127.0.0.1:%d",
+			 l->info.smtps_port);
+	}
+	rc = mb__lab_write_dovecot_conf(l, uid, uname, ncpu);
+	if (!rc)
+		rc = mb__lab_write_postfix_conf(l);
+	if (rc) {
+		seterr(err, errlen, "lab: cannot write the configs under %s: %s", l->info.dir,
+		       mb_strerror(rc));
+		return rc;
+	}
+	if ((rc = start_dovecot(l))) {
+		seterr(err, errlen, "lab: cannot start dovecot: %s", mb_strerror(rc));
+		return rc;
+	}
+	if ((rc = start_postfix(l))) {
+		seterr(err, errlen, "lab: cannot start postfix: %s", mb_strerror(rc));
+		return rc;
+	}
+	return wait_up(l, 1, 1, err, errlen);
 }
 
 int mb_lab_start(const struct mb_lab_opts *o, struct mb_lab **out, char *err, size_t errlen)
@@ -416,22 +522,7 @@ int mb_lab_start(const struct mb_lab_opts *o, struct mb_lab **out, char *err, si
 		free(l);
 		return rc;
 	}
-	if ((rc = free_port(&l->info.imap_port)) || (rc = free_port(&l->info.lmtp_port)) ||
-	    (rc = free_port(&l->info.auth_port)) || (rc = free_port(&l->info.smtp_port))) {
-		seterr(err, errlen, "lab: no free loopback port");
-		free(l);
-		return rc;
-	}
 	if (o->tls) {
-		if (free_port(&l->info.imaps_port) || free_port(&l->info.smtps_port)) {
-			seterr(err, errlen, "lab: no free loopback port");
-			free(l);
-			return MB_EIO;
-		}
-		snprintf(l->info.imaps_url, sizeof(l->info.imaps_url), "imaps://127.0.0.1:%d",
-			 l->info.imaps_port);
-		snprintf(l->info.smtps_url, sizeof(l->info.smtps_url), "smtps://127.0.0.1:%d",
-			 l->info.smtps_port);
 		snprintf(l->info.tls_cert, sizeof(l->info.tls_cert), "%s/tls-cert.pem",
 			 l->info.dir);
 		snprintf(l->info.tls_key, sizeof(l->info.tls_key), "%s/tls-key.pem", l->info.dir);
@@ -444,11 +535,6 @@ int mb_lab_start(const struct mb_lab_opts *o, struct mb_lab **out, char *err, si
 			return rc;
 		}
 	}
-	/* the ports must differ (each came from a separate bind) */
-	snprintf(l->info.imap_url, sizeof(l->info.imap_url), "imap://127.0.0.1:%d",
-		 l->info.imap_port);
-	snprintf(l->info.smtp_url, sizeof(l->info.smtp_url), "smtp://127.0.0.1:%d",
-		 l->info.smtp_port);
 	if (o->login == MB_LAB_LOGIN_PERFORMANCE)
 		snprintf(l->info.login_mode, sizeof(l->info.login_mode),
 			 "performance (service_count = 0, process_min_avail = %d)", ncpu);
@@ -465,6 +551,8 @@ int mb_lab_start(const struct mb_lab_opts *o, struct mb_lab **out, char *err, si
 		struct group *gr = getgrnam("dovecot");
 		if (gr && (chown(path, 0, gr->gr_gid) || chmod(path, 0640)))
 			rc = mb_from_errno(errno);
+	}
+	if (!rc) {
 		snprintf(path, sizeof(path), "%s/virtual", l->info.dir);
 		rc = mb_lab_write_virtual(o->accounts, MB_LAB_DOMAIN, path);
 	}
@@ -472,29 +560,24 @@ int mb_lab_start(const struct mb_lab_opts *o, struct mb_lab **out, char *err, si
 		snprintf(path, sizeof(path), "%s/vmailbox", l->info.dir);
 		rc = mb_lab_write_vmailbox(o->accounts, MB_LAB_DOMAIN, path);
 	}
-	if (!rc)
-		rc = mb__lab_write_dovecot_conf(l, uid, uname, ncpu);
-	if (!rc)
-		rc = mb__lab_write_postfix_conf(l);
 	if (rc) {
-		seterr(err, errlen, "lab: cannot write the configs under %s: %s", l->info.dir,
+		seterr(err, errlen, "lab: cannot write the account maps under %s: %s", l->info.dir,
 		       mb_strerror(rc));
 		free(l);
 		return rc;
 	}
-	if ((rc = start_dovecot(l))) {
-		seterr(err, errlen, "lab: cannot start dovecot: %s", mb_strerror(rc));
-		free(l);
-		return rc;
-	}
-	if ((rc = start_postfix(l))) {
-		seterr(err, errlen, "lab: cannot start postfix: %s", mb_strerror(rc));
-		mb_lab_stop(l);
-		return rc;
-	}
-	if ((rc = wait_up(l, 1, 1, err, errlen))) {
-		mb_lab_stop(l);
-		return rc;
+	/* A server that exits at start most often lost a port to another
+	 * process between free_ports and its bind: new ports, again. */
+	for (int attempt = 1;; attempt++) {
+		if ((rc = start_servers(l, uid, uname, ncpu, err, errlen)) == 0)
+			break;
+		stop_servers(l);
+		if (rc != MB_ECHILD || attempt == LAB_START_ATTEMPTS) {
+			free(l);
+			return rc;
+		}
+		if (!l->o.quiet)
+			fprintf(stderr, "%s; starting again on other ports\n", err);
 	}
 	l->dv_backoff_ms = 100;
 	*out = l;
@@ -614,13 +697,13 @@ static int reap(pid_t pid, int ms)
 /* Is any process of process group pg alive? */
 static int group_alive(pid_t pg) { return pg > 0 && kill(-pg, 0) == 0; }
 
-int mb_lab_stop(struct mb_lab *l)
+/* Stops both servers and every process of theirs; 1 when one had to be
+ * killed.  The lab's children are 0 after it. */
+static int stop_servers(struct mb_lab *l)
 {
 	int forced = 0;
-	if (!l)
-		return 0;
 	pid_t dv_pg = l->dv_child, pf_pg = l->pf_child;
-	pid_t pf_master = read_pidfile(l->pfpid);
+	pid_t pf_master = read_pidfile(l);
 	if (l->dv_child)
 		kill(l->dv_child, SIGTERM);
 	if (pf_master > 0)
@@ -647,6 +730,16 @@ int mb_lab_stop(struct mb_lab *l)
 			forced = 1;
 		}
 	}
+	l->dv_child = l->pf_child = 0;
+	l->info.dovecot_pid = l->info.postfix_pid = 0;
+	return forced;
+}
+
+int mb_lab_stop(struct mb_lab *l)
+{
+	if (!l)
+		return 0;
+	int forced = stop_servers(l);
 	free(l);
 	return forced ? MB_EBUSY : 0;
 }

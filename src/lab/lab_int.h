@@ -4,6 +4,7 @@
 #define MB_LAB_INT_H
 
 #include <sys/types.h>
+#include <time.h>
 
 #include "lab/lab.h"
 
@@ -11,8 +12,9 @@ struct mb_lab {
 	struct mb_lab_opts o;
 	struct mb_lab_info info;
 	char conf[4200], pfconf[4200], pfpid[4200];
-	pid_t dv_child; /* dovecot -F (the master itself) */
-	pid_t pf_child; /* postfix start-fg (postfix-script, parent of master) */
+	pid_t dv_child;		    /* dovecot -F (the master itself) */
+	pid_t pf_child;		    /* postfix start-fg (postfix-script, parent of master) */
+	struct timespec pf_started; /* when pf_child was spawned (CLOCK_REALTIME_COARSE) */
 	double dv_next_restart;
 	int dv_backoff_ms;
 };

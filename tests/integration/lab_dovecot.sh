@@ -26,6 +26,14 @@ grep -q "service_count = 0" "$D/lab/dovecot.conf" || fail "no login-process sett
 grep -q "process_min_avail" "$D/lab/dovecot.conf" || fail "no process_min_avail in the config"
 case $MB_LAB_LOGIN_MODE in performance*) ;; *) fail "login mode '$MB_LAB_LOGIN_MODE'" ;; esac
 grep -q "^127.0.0.1:" "$D/lab/postfix/master.cf" || fail "submission not on loopback"
+# its ports lie below the kernel's ephemeral range, where no client's
+# connect can take one before the servers bind it
+read -r eph_lo _ </proc/sys/net/ipv4/ip_local_port_range
+if [ "$eph_lo" -gt 11024 ]; then
+	for url in "$MB_LAB_IMAP" "$MB_LAB_SMTP"; do
+		[ "${url##*:}" -lt "$eph_lo" ] || fail "$url: a port in the ephemeral range (from $eph_lo)"
+	done
+fi
 
 pw() { jq -r ".users[$1].password" "$D/accounts.json"; }
 name() { jq -r ".users[$1].name" "$D/accounts.json"; }
