@@ -8,8 +8,9 @@
  *                                      for localhost/127.0.0.1 (core/tls.c)
  * Postfix's queue lives outside its config directory (its check wants
  * every file under the config directory owned by root).  Ports are free
- * ports the kernel gave to a bind on port 0 just before the configs were
- * written.  The configuration files and the account maps are written by
+ * loopback ports below the ephemeral range, chosen just before the configs
+ * are written; a server that exits at start gets new ports and configs
+ * (LAB_START_ATTEMPTS starts in all).  The configuration files and the account maps are written by
  * labconf.c; this file runs the servers (spawn, probe, restart, stop).
  */
 #include "config.h"
