@@ -73,6 +73,8 @@ bytes_per_op() { # users-normalised network Kbit/s and ops/s -> bytes per op
 	awk -v k="$1" -v o="$2" 'BEGIN { if (o > 0) printf "%.6g", k * 1000 / 8 / o; else print "nan" }'
 }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
+# a run's counter per RPC operation
+perop() { ratio "$(jq ".counters.$2" "$1")" "$(jq '.counters.rpc_ops_per_s' "$1")"; } # json, key
 
 rows=()
 add() { # label, scenario, ratio
@@ -126,11 +128,9 @@ mib() { jq -r '.parameters.cache_mb * 100 | round / 100' "$1"; } # a run's cache
 echo "  online: twice the cache ($(mib "$W/online-on.json") -> $(mib "$W/online-cache2.json") MiB):" \
 	"disk transfers per UE x$(ratio "$t2" "$t1") (published: fewer)"
 # per operation too: a saturated run does less work per UE
-p1=$(ratio "$t1" "$(mine "$W/online-on.json" rpc_ops_per_s)")
-p2=$(ratio "$t2" "$(mine "$W/online-cache2.json" rpc_ops_per_s)")
-r1=$(jq '.counters.db_reads_per_s / .counters.rpc_ops_per_s' "$W/online-on.json")
-r2=$(jq '.counters.db_reads_per_s / .counters.rpc_ops_per_s' "$W/online-cache2.json")
-echo "          per RPC operation: transfers $p1 -> $p2, reads $(ratio "$r1" 1) -> $(ratio "$r2" 1);" \
+echo "          per RPC operation: transfers $(perop "$W/online-on.json" db_transfers_per_s) ->" \
+	"$(perop "$W/online-cache2.json" db_transfers_per_s), reads $(perop "$W/online-on.json" db_reads_per_s)" \
+	"-> $(perop "$W/online-cache2.json" db_reads_per_s);" \
 	"cache hit $(jq '.counters.db_cache_hit_pct | round' "$W/online-on.json")% ->" \
 	"$(jq '.counters.db_cache_hit_pct | round' "$W/online-cache2.json")%"
 # a run whose load engine was saturated in 5% of its windows or more, or
@@ -151,7 +151,6 @@ echo "  (published: cached mode has more RPC operations, fewer disk transfers, l
 
 # the storage rows per RPC operation: how much storage work an operation
 # does here against the published server (which gives no read/write split)
-perop() { ratio "$(jq ".counters.$2" "$1")" "$(jq '.counters.rpc_ops_per_s' "$1")"; } # json, key
 echo
 echo "storage work per RPC operation (published: the table's column)"
 for sc in online cached; do

@@ -93,6 +93,8 @@ static int bind_loopback(int port)
  * tests make thousands), after which the server cannot bind it and exits
  * at start.  Each port is held by a bound socket until all are chosen, so
  * they differ. */
+#define LAB_PORT_LOW 10000 /* the lowest port the lab takes */
+#define LAB_PORT_ROOM 1024 /* ports below the ephemeral range it wants */
 static int free_ports(int *const ports[], int n)
 {
 	int fds[8], lo = ephemeral_low(), rc = 0;
@@ -100,8 +102,8 @@ static int free_ports(int *const ports[], int n)
 	mb_rng_seed(&rs, (uint64_t)getpid() << 32 ^ (uint64_t)(mb_now_s() * 1e6));
 	for (int i = 0; i < n; i++) {
 		fds[i] = -1;
-		for (int t = 0; t < 64 && fds[i] < 0 && lo > 11024; t++) {
-			int port = mb_rng_range(&rs, 10000, lo - 1);
+		for (int t = 0; t < 64 && fds[i] < 0 && lo > LAB_PORT_LOW + LAB_PORT_ROOM; t++) {
+			int port = mb_rng_range(&rs, LAB_PORT_LOW, lo - 1);
 			if ((fds[i] = bind_loopback(port)) >= 0)
 				*ports[i] = port;
 		}
