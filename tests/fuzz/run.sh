@@ -1,8 +1,9 @@
 #!/bin/sh
 # run.sh: build the fuzz harnesses with clang (libFuzzer + AddressSanitizer
 # + UBSan) and run each for N seconds (default 60) on a copy of its seed
-# corpus: fuzz_frame (the frame decoder and payload codecs, corpus/) and
-# fuzz_imap (the IMAP response parser, corpus-imap/).  Exit 0 when no crash
+# corpus: fuzz_frame (the frame decoder and payload codecs, corpus/),
+# fuzz_imap (the IMAP response parser, corpus-imap/) and fuzz_smtp (the
+# SMTP reply parser and its framing, corpus-smtp/).  Exit 0 when no crash
 # was found, 77 when clang or libFuzzer is unavailable (skipped), 1 on a
 # crash (the reproducer is kept in OUT).
 # Usage: tests/fuzz/run.sh [SECONDS] [OUTDIR] [HARNESS]
@@ -53,7 +54,7 @@ fuzz() {
 }
 
 status=0
-for h in fuzz_frame fuzz_imap; do
+for h in fuzz_frame fuzz_imap fuzz_smtp; do
 	[ -z "$only" ] || [ "$only" = "$h" ] || continue
 	case $h in
 	fuzz_frame)
@@ -64,6 +65,9 @@ for h in fuzz_frame fuzz_imap; do
 	fuzz_imap)
 		set -- "$here/fuzz_imap.c" "$src/src/load/imapparse.c" "$src/src/load/crlf.c"
 		corpus="corpus-imap" ;;
+	fuzz_smtp)
+		set -- "$here/fuzz_smtp.c" "$src/src/load/smtpparse.c" "$src/src/load/crlf.c"
+		corpus="corpus-smtp" ;;
 	esac
 	if build "$h" "$corpus" "$@"; then
 		fuzz "$h" || status=1
