@@ -22,6 +22,7 @@ struct store_args {
 	const char *listen;
 	int stats_fd, compression, compress_min, max_connections, idle_timeout;
 	int logon_timeout, frame_timeout, prelogon_frame, partial_budget_mb;
+	int held_session_mb, held_store_mb;
 	double cache_mb;
 	const char *dump_payloads;
 };
@@ -90,6 +91,8 @@ static int store_main(void *args, int argc, char **argv)
 	o.frame_timeout_s = a->frame_timeout;
 	o.prelogon_frame = (uint32_t)a->prelogon_frame;
 	o.partial_budget_mb = a->partial_budget_mb;
+	o.held_session_mb = a->held_session_mb;
+	o.held_store_mb = a->held_store_mb;
 	o.dump_payloads = a->dump_payloads;
 	/* ~25 threads (database owners, write-back, log writers) would each
 	 * get a malloc arena holding on to freed memory: 4 are enough */
@@ -210,6 +213,28 @@ static const struct mb_opt store_opts[] = {
      .dtext = "256",
      .help = "MiB of partial frames of all connections; the connection that passes it is "
 	     "closed"},
+    {.path = "held-session-mb",
+     .flag = "held-session-mb",
+     .metavar = "N",
+     .type = MB_OT_INT,
+     .off = offsetof(SA, held_session_mb),
+     .def = MB_STORE_HELD_SESSION_MB,
+     .min = 1,
+     .max = 1 << 20,
+     .dtext = "64",
+     .help = "MiB a logged-on session's handles may hold (drafts, open streams, sync "
+	     "states); an operation that would pass it fails (MB_EFULL)"},
+    {.path = "held-store-mb",
+     .flag = "held-store-mb",
+     .metavar = "N",
+     .type = MB_OT_INT,
+     .off = offsetof(SA, held_store_mb),
+     .def = MB_STORE_HELD_MB,
+     .min = 1,
+     .max = 1 << 20,
+     .dtext = "1024",
+     .help = "MiB all sessions' handles may hold together; an operation that would pass it "
+	     "fails (MB_EFULL)"},
     {.path = "dump-payloads",
      .flag = "dump-payloads",
      .metavar = "FILE",

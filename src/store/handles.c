@@ -7,6 +7,16 @@
  * use; each handle is its own allocation and owns what it points at (a
  * draft's properties and attachments, a stream's bytes); a new handle under
  * a number in use releases the old one first.
+ *
+ * Held bytes: what a session's handles own, counted again after every
+ * operation (mb__session_account, from mb_ops_execute) into session.held
+ * and the store's sum (struct held_budget); an operation that would add
+ * bytes asks mb__held_room first and fails with MB_EFULL, changing
+ * nothing, when the session would pass its limit or the store its own.
+ * So no session holds more than one operation's growth (a 4 MiB frame or
+ * stream) past its limit, and all hold at most the store's limit plus
+ * that growth per session.  Clearing a session returns its bytes to the
+ * store's sum.
  */
 #include "config.h"
 
@@ -53,6 +63,62 @@ void mb_session_clear(struct session *s)
 		free(s->handles);
 		s->handles = NULL;
 	}
+	if (s->budget)
+		atomic_fetch_sub(&s->budget->total, s->held);
+	s->held = 0;
+}
+
+size_t mb__props_bytes(const struct mb_prop *p, uint16_t n)
+{
+	size_t b = 0;
+	for (uint16_t i = 0; i < n; i++) {
+		uint16_t t = MB_PTAG_TYPE(p[i].tag);
+		if (t == MB_PT_STRING || t == MB_PT_BINARY)
+			b += p[i].v.b.len;
+		else if (t == MB_PT_MV_STRING)
+			for (uint16_t j = 0; j < p[i].v.mv.n; j++)
+				b += p[i].v.mv.v[j].len;
+	}
+	return b;
+}
+
+/* The bytes handle h owns. */
+static size_t handle_bytes(const struct handle *h)
+{
+	size_t b = h->data ? h->len : 0;
+	for (uint16_t i = 0; i < h->nprops; i++)
+		b += mb__props_bytes(&h->props[i].p, 1);
+	for (uint16_t i = 0; i < h->natt; i++)
+		b += h->att[i].len + strlen(h->att[i].name);
+	for (int i = 0; i < MB_CS_COUNT; i++)
+		b += h->cstate_len[i];
+	return b;
+}
+
+void mb__session_account(struct session *s)
+{
+	size_t b = 0;
+	if (s->handles)
+		for (int i = 0; i < MB_MAX_HANDLES; i++)
+			if (s->handles[i])
+				b += handle_bytes(s->handles[i]);
+	if (s->budget) {
+		if (b > s->held)
+			atomic_fetch_add(&s->budget->total, b - s->held);
+		else
+			atomic_fetch_sub(&s->budget->total, s->held - b);
+	}
+	s->held = b;
+}
+
+int mb__held_room(const struct session *s, size_t add)
+{
+	if (!s->budget)
+		return 0;
+	if (s->held + add > s->budget->session_max ||
+	    atomic_load(&s->budget->total) + add > s->budget->store_max)
+		return MB_EFULL;
+	return 0;
 }
 
 struct handle *mb__handle_find(struct session *s, uint32_t id)

@@ -433,6 +433,7 @@ static void accept_one(struct mb_store *st)
 	if (!c)
 		return;
 	c->st = st;
+	c->sess.budget = &st->held;
 	uv_tcp_init(&ls->loop, &c->tcp);
 	c->tcp.data = c;
 	ls->nopen++;

@@ -181,6 +181,9 @@ int mb__op_open_stream(struct dbw *w, struct req *r, struct mb_op *op, struct mb
 		return rc;
 	if (w->val2.len > MB_PROTO_MAX_FRAME)
 		return MB_ETOOBIG;
+	rc = mb__held_room(r->sess, w->val2.len);
+	if (rc)
+		return rc;
 	uint8_t *copy = mb__dup_bytes(w->val2.data, w->val2.len);
 	if (!copy)
 		return MB_ENOMEM;

@@ -208,6 +208,9 @@ int mb__op_sync_get_state(struct req *r, struct mb_op *op, struct mb_op_reply *r
 	size_t len = 0;
 	for (int i = 0; i < MB_CS_COUNT; i++)
 		len += 8 + h->cstate_len[i];
+	rc = mb__held_room(r->sess, len);
+	if (rc)
+		return rc;
 	uint8_t *b = malloc(len), *p = b;
 	if (!b)
 		return MB_ENOMEM;
@@ -257,6 +260,9 @@ int mb__op_sync_state(struct req *r, struct mb_op *op)
 			return MB_ESTATE; /* the previous property is not ended */
 		if (op->u.sync_state.size > MB_SYNC_STATE_MAX)
 			return MB_ETOOBIG;
+		rc = mb__held_room(r->sess, op->u.sync_state.size);
+		if (rc)
+			return rc;
 		free(h->data);
 		h->data = NULL;
 		if (op->u.sync_state.size && !(h->data = malloc(op->u.sync_state.size)))

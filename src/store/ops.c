@@ -413,6 +413,13 @@ static int op_set_props(struct req *r, struct mb_op *op)
 		return MB_ENOTFOUND;
 	if (h->kind != H_MESSAGE && h->kind != H_DRAFT && h->kind != H_ATTACH_DRAFT)
 		return MB_ESTATE;
+	/* what the values add, less those they replace */
+	size_t add = mb__props_bytes(op->u.set_props.props, op->u.set_props.n), drop = 0;
+	for (uint16_t i = 0; i < op->u.set_props.n; i++) {
+		const struct mb_prop *old = mb__handle_prop(h, op->u.set_props.props[i].tag);
+		drop += old ? mb__props_bytes(old, 1) : 0;
+	}
+	rc = mb__held_room(r->sess, add > drop ? add - drop : 0);
 	for (uint16_t i = 0; i < op->u.set_props.n && !rc; i++)
 		rc = mb__handle_set_prop(h, &op->u.set_props.props[i]);
 	return rc;
@@ -736,6 +743,7 @@ int mb_ops_execute(struct dbw *w, struct req *r)
 			memset(&res->u, 0, sizeof(res->u));
 			res->status = rc;
 		}
+		mb__session_account(r->sess);
 		r->op_ns[r->next_op] += mb_now_ns() - t0;
 		r->next_op++;
 	}

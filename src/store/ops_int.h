@@ -28,6 +28,13 @@ void *mb__dup_bytes(const void *p, size_t n);
 /* Set (copy) a property on a draft/open message handle. */
 int mb__handle_set_prop(struct handle *h, const struct mb_prop *p);
 const struct mb_prop *mb__handle_prop(const struct handle *h, uint32_t tag);
+/* Held bytes: 0 when the session may take add bytes more and stay within
+ * its limit, and the store within its own, else MB_EFULL.  mb__session_account() counts again what
+ * the session's handles hold (after every operation) and moves the store's sum with it. */
+int mb__held_room(const struct session *s, size_t add);
+void mb__session_account(struct session *s);
+/* The bytes of property values in p[0..n) (strings, binaries, lists). */
+size_t mb__props_bytes(const struct mb_prop *p, uint16_t n);
 
 /* ---- opcommon.c ---- */
 int mb__txn_begin(struct dbw *w);

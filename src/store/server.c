@@ -54,6 +54,8 @@ void mb_store_opts_init(struct mb_store_opts *o)
 	o->auth_delay_ms = 250;
 	o->prelogon_frame = MB_STORE_PRELOGON_FRAME;
 	o->partial_budget_mb = 256;
+	o->held_session_mb = MB_STORE_HELD_SESSION_MB;
+	o->held_store_mb = MB_STORE_HELD_MB;
 	o->logon_timeout_s = 30;
 	o->frame_timeout_s = 30;
 }
@@ -147,6 +149,10 @@ int mb_store_create(const struct mb_store_opts *o, struct mb_store **out, char *
 		return MB_ENOMEM;
 	}
 	st->o = *o;
+	st->held.session_max =
+	    (size_t)(o->held_session_mb > 0 ? o->held_session_mb : MB_STORE_HELD_SESSION_MB) << 20;
+	st->held.store_max = (size_t)(o->held_store_mb > 0 ? o->held_store_mb : MB_STORE_HELD_MB)
+			     << 20;
 	if (!st->o.listen_host)
 		st->o.listen_host = "127.0.0.1";
 	if (!st->o.max_frame || st->o.max_frame > MB_PROTO_MAX_FRAME)

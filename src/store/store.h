@@ -40,13 +40,20 @@ struct mb_store_opts {
 				    (default 30) */
 	int fd_reserve;		 /* descriptors kept for the engine's own files (0: default) */
 	int auth_delay_ms;	 /* refusal delay, default 250 */
-	bool install_signals;	 /* SIGTERM/SIGINT stop the store (the command) */
+	/* MiB a session's handles may hold (drafts, open streams, sync states),
+	 * and all sessions' together (defaults MB_STORE_HELD_SESSION_MB and
+	 * MB_STORE_HELD_MB): past them an operation fails with MB_EFULL */
+	int held_session_mb;
+	int held_store_mb;
+	bool install_signals; /* SIGTERM/SIGINT stop the store (the command) */
 	/* NULL or "": off; else every payload in and out, uncompressed, is
 	 * appended to this file (net.c) */
 	const char *dump_payloads;
 };
 void mb_store_opts_init(struct mb_store_opts *o);
 #define MB_STORE_PRELOGON_FRAME (64u << 10)
+#define MB_STORE_HELD_SESSION_MB 64
+#define MB_STORE_HELD_MB 1024
 
 struct mb_store;
 /* Errors are explained in err (e.g. "DATA/topology.json: ..."). */

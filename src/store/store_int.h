@@ -27,6 +27,15 @@
 #include "store/store.h"
 
 #define MB_MAX_HANDLES 64
+/* Bytes sessions' handles hold (drafts' property values and attachments,
+ * open streams, FastTransfer and ICS states): the store's sum and the
+ * limits per session and across the store (--held-session-mb,
+ * --held-store-mb); an operation that would take either past its limit
+ * fails with MB_EFULL and changes nothing (handles.c, "held bytes"). */
+struct held_budget {
+	atomic_size_t total;
+	size_t session_max, store_max;
+};
 #define MB_REQ_ARENA (24u << 20)
 #define MB_REPLY_BUDGET (3u << 20) /* reply payload bytes we allow ourselves */
 
@@ -101,7 +110,9 @@ struct session {
 	uint32_t flags; /* granted MB_LOGON_F_* */
 	bool nonce_valid;
 	uint8_t nonce[MB_NONCE_LEN];
-	struct handle **handles; /* MB_MAX_HANDLES slots, allocated on first use */
+	struct handle **handles;    /* MB_MAX_HANDLES slots, allocated on first use */
+	size_t held;		    /* bytes its handles hold, as last accounted */
+	struct held_budget *budget; /* the store's (NULL: no limit, no sum) */
 };
 
 struct submit_state {
@@ -203,6 +214,7 @@ struct mb_store {
 	pthread_cond_t pause_cv;
 	atomic_bool pause;
 	int paused;
+	struct held_budget held; /* what all sessions' handles hold (handles.c) */
 	/* the rest belongs to the loop thread: see loop.h */
 	void *loop_state;
 };

@@ -35,8 +35,10 @@ static void *storetest_thread(void *arg)
 }
 
 /* users: how many; idle_s: the store's idle timeout (0: default);
- * returns 0 or -1 */
-static inline int storetest_start_idle(struct storetest *t, int users, int idle_s)
+ * held_session_mb, held_store_mb: the store's held-bytes limits (0:
+ * default); returns 0 or -1 */
+static inline int storetest_start_with(struct storetest *t, int users, int idle_s,
+				       int held_session_mb, int held_store_mb)
 {
 	char nusers[16], path[400], err[512];
 	const char *tmp = getenv("TMPDIR");
@@ -61,6 +63,10 @@ static inline int storetest_start_idle(struct storetest *t, int users, int idle_
 	o.auth_delay_ms = 100;
 	if (idle_s > 0)
 		o.idle_timeout_s = idle_s;
+	if (held_session_mb > 0)
+		o.held_session_mb = held_session_mb;
+	if (held_store_mb > 0)
+		o.held_store_mb = held_store_mb;
 	if (mb_store_create(&o, &t->st, err, sizeof(err))) {
 		fprintf(stderr, "store: %s\n", err);
 		return -1;
@@ -68,6 +74,11 @@ static inline int storetest_start_idle(struct storetest *t, int users, int idle_
 	t->port = mb_store_port(t->st);
 	pthread_create(&t->th, NULL, storetest_thread, t);
 	return 0;
+}
+
+static inline int storetest_start_idle(struct storetest *t, int users, int idle_s)
+{
+	return storetest_start_with(t, users, idle_s, 0, 0);
 }
 
 static inline int storetest_start(struct storetest *t, int users)
