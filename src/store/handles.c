@@ -116,8 +116,10 @@ int mb__held_room(const struct session *s, size_t add)
 	if (!s->budget)
 		return 0;
 	if (s->held + add > s->budget->session_max ||
-	    atomic_load(&s->budget->total) + add > s->budget->store_max)
+	    atomic_load(&s->budget->total) + add > s->budget->store_max) {
+		atomic_fetch_add(&s->budget->refused, 1);
 		return MB_EFULL;
+	}
 	return 0;
 }
 

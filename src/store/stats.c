@@ -202,19 +202,23 @@ void mb__stats_on_timer(uv_timer_t *t)
 		      (int)(cs.bytes_limit >> 20)));
 	json_t *sx = json_object_get(x, "store");
 	json_object_set_new(sx, "groups", groups);
-	json_object_set_new(sx, "limits",
-			    json_pack("{s:i,s:i,s:b,s:I,s:I,s:I,s:I,s:I}", "fd_limit", ls->fd_limit,
-				      "conn_cap", ls->conn_cap, "accept_paused", ls->accept_paused,
-				      "partial_bytes", (json_int_t)ls->partial_bytes,
-				      "partial_budget", (json_int_t)ls->partial_budget,
-				      "log_transient_waits", (json_int_t)transient,
-				      "prelogon_frame", (json_int_t)st->o.prelogon_frame,
-				      "max_frame", (json_int_t)st->o.max_frame));
-	json_object_set_new(sx, "refused",
-			    json_pack("{s:I,s:I,s:I,s:I}", "fd_cap", (json_int_t)ls->refused_fdcap,
-				      "memory", (json_int_t)ls->refused_memory, "timeout",
-				      (json_int_t)ls->refused_timeout, "max_connections",
-				      (json_int_t)ls->conns_refused));
+	json_object_set_new(
+	    sx, "limits",
+	    json_pack("{s:i,s:i,s:b,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I}", "fd_limit", ls->fd_limit,
+		      "conn_cap", ls->conn_cap, "accept_paused", ls->accept_paused, "partial_bytes",
+		      (json_int_t)ls->partial_bytes, "partial_budget",
+		      (json_int_t)ls->partial_budget, "log_transient_waits", (json_int_t)transient,
+		      "prelogon_frame", (json_int_t)st->o.prelogon_frame, "max_frame",
+		      (json_int_t)st->o.max_frame, "held_bytes",
+		      (json_int_t)atomic_load(&st->held.total), "held_session_max",
+		      (json_int_t)st->held.session_max, "held_store_max",
+		      (json_int_t)st->held.store_max));
+	json_object_set_new(
+	    sx, "refused",
+	    json_pack("{s:I,s:I,s:I,s:I,s:I}", "fd_cap", (json_int_t)ls->refused_fdcap, "memory",
+		      (json_int_t)ls->refused_memory, "timeout", (json_int_t)ls->refused_timeout,
+		      "max_connections", (json_int_t)ls->conns_refused, "held",
+		      (json_int_t)atomic_load(&st->held.refused)));
 	if (mb_stats_write(ls->stats, dt, value, has, h, x) == MB_ECLOSED) {
 		mb_stats_writer_destroy(ls->stats);
 		ls->stats = NULL;

@@ -35,6 +35,7 @@
 struct held_budget {
 	atomic_size_t total;
 	size_t session_max, store_max;
+	atomic_uint_fast64_t refused; /* operations refused for held bytes */
 };
 #define MB_REQ_ARENA (24u << 20)
 #define MB_REPLY_BUDGET (3u << 20) /* reply payload bytes we allow ourselves */

@@ -18,6 +18,12 @@
  *                                        as much of its body as the store takes
  *   mb-client ADDR:PORT DATA slowloris prelogon|frame S  one byte every 0.2 s:
  *                                        the store must close within S seconds
+ *   mb-client ADDR:PORT DATA hold USER N S  N sessions of USER each fill
+ *                                        drafts with 1 MiB property values
+ *                                        until the store refuses (MB_EFULL,
+ *                                        the connection still answering),
+ *                                        print "held MIB MiB in N sessions,
+ *                                        REFUSED refused", keep them S seconds
  *
  * Exit 0 when every check held, 1 otherwise (the failing check is printed).
  */
@@ -464,6 +470,70 @@ static int deliver(struct mb_client *a, int n, size_t body_len)
 
 /* Hold n idle connections (more than the store's cap) while a logged-on
  * client keeps delivering; then close them and log on anew. */
+/* hold: what N sessions can make the store hold in drafts before it
+ * refuses (the store's held-bytes limits, docs/PROTOCOL.md). */
+static int hold(int idx, int n, int secs)
+{
+	enum { VALUE = 1 << 20, DRAFTS = 8, PROPS = 60 };
+	struct mb_client **c = calloc((size_t)n, sizeof(*c));
+	uint8_t *value = malloc(VALUE);
+	CHECK(c && value, "out of memory");
+	memset(value, 'h', VALUE);
+	long held = 0, refused = 0;
+	for (int k = 0; k < n; k++) {
+		if (connect_as(idx, 0, &c[k]))
+			return 1;
+		uint64_t fid = MB_FID(mb_client_mailbox(c[k]), MB_FID_SENT);
+		bool full = false;
+		for (uint32_t d = 1; d <= DRAFTS && !full; d++) {
+			struct mb_op op;
+			struct mb_op_reply res;
+			memset(&op, 0, sizeof(op));
+			op.code = MB_OP_CREATE_MESSAGE;
+			op.u.create_message.fid = fid;
+			op.u.create_message.handle = d;
+			int rc = one(c[k], &op, &res);
+			CHECK(rc == 0, "create a draft: %s", mb_strerror(rc));
+			for (int p = 0; p < PROPS && !full; p++) {
+				struct mb_prop pr;
+				memset(&pr, 0, sizeof(pr));
+				pr.tag = MB_PTAG(0x8000 + p, MB_PT_BINARY);
+				pr.v.b.p = value;
+				pr.v.b.len = VALUE;
+				memset(&op, 0, sizeof(op));
+				op.code = MB_OP_SET_PROPS;
+				op.u.set_props.handle = d;
+				op.u.set_props.n = 1;
+				op.u.set_props.props = &pr;
+				rc = one(c[k], &op, &res);
+				CHECK(rc == 0 || rc == MB_EFULL, "set a property: %s",
+				      mb_strerror(rc));
+				if (rc == MB_EFULL) {
+					refused++;
+					full = true;
+				} else {
+					held += VALUE >> 20;
+				}
+			}
+		}
+		/* refused, yet the session goes on */
+		struct mb_op op;
+		struct mb_op_reply res;
+		memset(&op, 0, sizeof(op));
+		op.code = MB_OP_OPEN_FOLDER;
+		op.u.open_folder.fid = MB_FID(mb_client_mailbox(c[k]), MB_FID_INBOX);
+		int rc = one(c[k], &op, &res);
+		CHECK(rc == 0, "open the Inbox after a refusal: %s", mb_strerror(rc));
+	}
+	printf("held %ld MiB in %d sessions, %ld refused\n", held, n, refused);
+	sleep((unsigned)secs);
+	for (int k = 0; k < n; k++)
+		mb_client_destroy(c[k]);
+	free(c);
+	free(value);
+	return 0;
+}
+
 static int exhaust(int idx, int n)
 {
 	struct mb_client *a, *b;
@@ -690,6 +760,8 @@ int main(int argc, char **argv)
 		rc = garbage();
 	} else if (!strcmp(cmd, "send") && argc > 5) {
 		rc = send_n(idx, atoi(argv[5]));
+	} else if (!strcmp(cmd, "hold") && argc > 6) {
+		rc = hold(idx, atoi(argv[5]), atoi(argv[6]));
 	} else if (!strcmp(cmd, "exhaust") && argc > 5) {
 		rc = exhaust(idx, atoi(argv[5]));
 	} else if (!strcmp(argv[3], "flood") && argc > 5) {

@@ -13,6 +13,11 @@
 #     store's peak RSS stays under its documented bound.
 #  3. Slowloris: one byte every 0.2 s before logon and inside a frame after
 #     logon: closed by the logon and frame timeouts, and counted.
+#  4. Bytes held by logged-on sessions' handles: 6 sessions fill drafts with
+#     1 MiB values under --held-session-mb 16 --held-store-mb 40: the store
+#     holds at most 40 MiB for them (its RSS grows by no more than that and
+#     the requests' buffers), refuses the rest (MB_EFULL, counted) and goes
+#     on answering, and has the bytes back once they close.
 # Also: init leaves no file or directory readable by others.
 # Bounded in time; cleans up after itself.
 set -u
@@ -92,6 +97,31 @@ timeout 30 "$CLIENT" "$addr" "$tmp/data" slowloris prelogon 8 || fail "slowloris
 timeout 30 "$CLIENT" "$addr" "$tmp/data" slowloris frame 8 || fail "slowloris inside a frame"
 sleep 1.5
 [ "$(last_store | jq '.refused.timeout')" -ge 2 ] || fail "timeouts not counted"
+stop_store
+
+# 4. bytes held by logged-on sessions (drafts)
+start_store --stats "$tmp/stats" --held-session-mb 16 --held-store-mb 40
+base=$(awk '/^VmRSS:/ {print int($2 / 1024)}' "/proc/$pid/status")
+timeout 120 "$CLIENT" "$addr" "$tmp/data" hold user0003 6 3 >"$tmp/client.out" 2>&1 &
+cpid=$!
+for _ in $(seq 1 300); do
+	grep -q '^held ' "$tmp/client.out" && break
+	sleep 0.1
+done
+rss=$(awk '/^VmRSS:/ {print int($2 / 1024)}' "/proc/$pid/status")
+wait "$cpid" || { cat "$tmp/client.out"; fail "hold"; }
+cat "$tmp/client.out"
+held=$(sed -n 's/^held \([0-9]*\) MiB.*/\1/p' "$tmp/client.out")
+{ [ -n "$held" ] && [ "$held" -ge 32 ] && [ "$held" -le 40 ]; } ||
+	fail "sessions held '$held' MiB under a store limit of 40"
+# without the limits these sessions would hold 6 x 8 drafts x 60 MiB
+echo "store RSS ${base} -> ${rss} MiB while 6 sessions held ${held} MiB of drafts"
+[ $((rss - base)) -le $((40 + 64)) ] || fail "store RSS grew by $((rss - base)) MiB"
+sleep 1.5
+s=$(last_store)
+echo "store after the sessions closed: $(echo "$s" | jq -c '{refused: .refused.held, held_bytes: .limits.held_bytes}')"
+[ "$(echo "$s" | jq '.refused.held')" -ge 6 ] || fail "refusals for held bytes not counted"
+[ "$(echo "$s" | jq '.limits.held_bytes')" = 0 ] || fail "closed sessions' bytes not given back"
 stop_store
 echo "store_limits: OK"
 exit 0
