@@ -3,4 +3,4 @@
 # clang, not by make) and their seed corpora.
 EXTRA_DIST += tests/fuzz/fuzz_frame.c tests/fuzz/run.sh tests/fuzz/corpus \
 	tests/fuzz/fuzz_imap.c tests/fuzz/corpus-imap \
-	tests/fuzz/fuzz_smtp.c tests/fuzz/corpus-smtp tests/fuzz/fuzz_store.c
+	tests/fuzz/fuzz_smtp.c tests/fuzz/corpus-smtp tests/fuzz/fuzz_store.c tests/fuzz/pieces.h

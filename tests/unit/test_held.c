@@ -32,18 +32,10 @@ static int teardown(void **state)
 	return 0;
 }
 
-static struct mb_op op_of(uint8_t code)
-{
-	struct mb_op o;
-	memset(&o, 0, sizeof(o));
-	o.code = code;
-	return o;
-}
-
 /* A draft in Sent Items under handle h. */
 static void draft(struct mb_client *c, uint32_t h)
 {
-	struct mb_op o = op_of(MB_OP_CREATE_MESSAGE);
+	struct mb_op o = storetest_op(MB_OP_CREATE_MESSAGE);
 	struct mb_op_reply r;
 	o.u.create_message.fid = MB_FID(mb_client_mailbox(c), MB_FID_SENT);
 	o.u.create_message.handle = h;
@@ -58,7 +50,7 @@ static int set_value(struct mb_client *c, uint32_t h, uint32_t tag, size_t len)
 	p.tag = tag;
 	p.v.b.p = value;
 	p.v.b.len = (uint32_t)len;
-	struct mb_op o = op_of(MB_OP_SET_PROPS);
+	struct mb_op o = storetest_op(MB_OP_SET_PROPS);
 	struct mb_op_reply r;
 	o.u.set_props.handle = h;
 	o.u.set_props.n = 1;
@@ -68,7 +60,7 @@ static int set_value(struct mb_client *c, uint32_t h, uint32_t tag, size_t len)
 
 static int release(struct mb_client *c, uint32_t h)
 {
-	struct mb_op o = op_of(MB_OP_RELEASE);
+	struct mb_op o = storetest_op(MB_OP_RELEASE);
 	struct mb_op_reply r;
 	o.u.release.handle = h;
 	return storetest_one(c, &o, &r);
@@ -85,7 +77,7 @@ static void test_session_limit(void **state)
 	assert_int_equal(set_value(c, 1, TAG(1), sizeof(value)), 0);
 	/* a second value would hold 1.2 MiB: refused, nothing changed */
 	assert_int_equal(set_value(c, 1, TAG(2), sizeof(value)), MB_EFULL);
-	struct mb_op o = op_of(MB_OP_GET_PROPS);
+	struct mb_op o = storetest_op(MB_OP_GET_PROPS);
 	uint32_t tags[2] = {TAG(1), TAG(2)};
 	struct mb_reply rep;
 	o.u.get_props.handle = 1;
@@ -105,20 +97,20 @@ static void test_session_limit(void **state)
 	assert_int_equal(set_value(c, 2, MB_PR_BODY, sizeof(value)), 0);
 
 	/* a stream counts: save the 600 KiB body, open it twice */
-	o = op_of(MB_OP_SAVE_CHANGES);
+	o = storetest_op(MB_OP_SAVE_CHANGES);
 	o.u.save.handle = 2;
 	assert_int_equal(mb_client_call(c, &o, 1, &rep), 0);
 	assert_int_equal(rep.ops[0].status, 0);
 	uint64_t mid = rep.ops[0].u.saved.mid;
 	assert_int_equal(release(c, 2), 0);
-	o = op_of(MB_OP_OPEN_MESSAGE);
+	o = storetest_op(MB_OP_OPEN_MESSAGE);
 	o.u.open_message.fid = MB_FID(mb_client_mailbox(c), MB_FID_SENT);
 	o.u.open_message.mid = mid;
 	o.u.open_message.handle = 3;
 	struct mb_op_reply r;
 	assert_int_equal(storetest_one(c, &o, &r), 0);
 	for (uint32_t h = 4; h <= 5; h++) {
-		o = op_of(MB_OP_OPEN_STREAM);
+		o = storetest_op(MB_OP_OPEN_STREAM);
 		o.u.open_stream.obj = 3;
 		o.u.open_stream.tag = MB_PR_BODY;
 		o.u.open_stream.handle = h;
