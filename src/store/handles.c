@@ -68,28 +68,33 @@ void mb_session_clear(struct session *s)
 	s->held = 0;
 }
 
+/* What a kept value costs beyond its bytes: its entry and an allocation's
+ * header, so that many empty values are not free. */
+#define VALUE_COST 32
+
 size_t mb__props_bytes(const struct mb_prop *p, uint16_t n)
 {
 	size_t b = 0;
 	for (uint16_t i = 0; i < n; i++) {
 		uint16_t t = MB_PTAG_TYPE(p[i].tag);
+		b += VALUE_COST;
 		if (t == MB_PT_STRING || t == MB_PT_BINARY)
 			b += p[i].v.b.len;
 		else if (t == MB_PT_MV_STRING)
 			for (uint16_t j = 0; j < p[i].v.mv.n; j++)
-				b += p[i].v.mv.v[j].len;
+				b += VALUE_COST + p[i].v.mv.v[j].len;
 	}
 	return b;
 }
 
-/* The bytes handle h owns. */
+/* The bytes handle h owns, itself included. */
 static size_t handle_bytes(const struct handle *h)
 {
-	size_t b = h->data ? h->len : 0;
+	size_t b = sizeof(*h) + (h->data ? h->len : 0);
 	for (uint16_t i = 0; i < h->nprops; i++)
 		b += mb__props_bytes(&h->props[i].p, 1);
 	for (uint16_t i = 0; i < h->natt; i++)
-		b += h->att[i].len + strlen(h->att[i].name);
+		b += 2 * VALUE_COST + h->att[i].len + strlen(h->att[i].name);
 	for (int i = 0; i < MB_CS_COUNT; i++)
 		b += h->cstate_len[i];
 	return b;
@@ -113,7 +118,7 @@ void mb__session_account(struct session *s)
 
 int mb__held_room(const struct session *s, size_t add)
 {
-	if (!s->budget)
+	if (!s->budget || add == 0)
 		return 0;
 	if (s->held + add > s->budget->session_max ||
 	    atomic_load(&s->budget->total) + add > s->budget->store_max) {

@@ -58,7 +58,8 @@ int mb__op_save_attach(struct req *r, struct mb_op *op)
 	struct draft_attach *a = &m->att[m->natt];
 	memset(a, 0, sizeof(*a));
 	a->kind = kind ? (uint8_t)kind->v.i : 0;
-	size_t nl = name ? name->v.b.len : 0;
+	/* the name is a C string from here on: up to its first NUL */
+	size_t nl = name ? strnlen((const char *)name->v.b.p, name->v.b.len) : 0;
 	a->name = malloc(nl + 1);
 	a->len = data ? data->v.b.len : 0;
 	a->data = mb__dup_bytes(data ? data->v.b.p : NULL, a->len);

@@ -151,8 +151,10 @@ static int collector(struct req *r, uint32_t id, struct handle **out)
 	return rc;
 }
 
-/* Add the change numbers [lo, hi] to one kept state of upload context h. */
-static int cstate_add(struct handle *h, int i, uint64_t lo, uint64_t hi)
+/* Add the change numbers [lo, hi] to one kept state of session s's upload
+ * context h (MB_EFULL when the larger state would pass the session's held
+ * bytes: the state is left as it was). */
+static int cstate_add(struct session *s, struct handle *h, int i, uint64_t lo, uint64_t hi)
 {
 	uint32_t n, cap = h->cstate_len[i] / 2 + 2; /* a range takes 2 bytes at least */
 	struct mb_idrange *rg = malloc((size_t)cap * sizeof(*rg));
@@ -166,6 +168,8 @@ static int cstate_add(struct handle *h, int i, uint64_t lo, uint64_t hi)
 		len = mb_idset_size(rg, n);
 		if (len > MB_SYNC_STATE_MAX)
 			rc = MB_ETOOBIG;
+		else if (len > h->cstate_len[i] && mb__held_room(s, len - h->cstate_len[i]))
+			rc = MB_EFULL;
 		else if (!(b = malloc(len)))
 			rc = MB_ENOMEM;
 		else
@@ -192,7 +196,7 @@ void mb__sync_note_import(struct session *s, struct handle *only, uint32_t folde
 		/* the change numbers the import took join CnsetSeen and CnsetRead
 		 * (read changes take numbers of the one series here); a context
 		 * that cannot keep them can no longer hand out its state */
-		if (cstate_add(h, MB_CS_SEEN, lo, hi) || cstate_add(h, MB_CS_READ, lo, hi))
+		if (cstate_add(s, h, MB_CS_SEEN, lo, hi) || cstate_add(s, h, MB_CS_READ, lo, hi))
 			h->state_has &= (uint8_t)~MB_SYNC_COLL_READY;
 	}
 }

@@ -346,6 +346,24 @@ static int op_open_message(struct dbw *w, struct req *r, struct mb_op *op, struc
 	return 0;
 }
 
+/* A copy of p in the reply arena, as out. */
+static int ar_prop(struct req *r, const struct mb_prop *p, struct mb_prop *out)
+{
+	uint16_t t = MB_PTAG_TYPE(p->tag);
+	*out = *p;
+	if (t == MB_PT_STRING || t == MB_PT_BINARY)
+		return mb__ar_bytes(r, p->v.b.p, p->v.b.len, &out->v.b);
+	if (t != MB_PT_MV_STRING)
+		return 0;
+	out->v.mv.v = mb__ar(r, (size_t)(p->v.mv.n ? p->v.mv.n : 1) * sizeof(struct mb_bytes));
+	if (!out->v.mv.v)
+		return MB_ETOOBIG;
+	int rc = 0;
+	for (uint16_t j = 0; j < p->v.mv.n && !rc; j++)
+		rc = mb__ar_bytes(r, p->v.mv.v[j].p, p->v.mv.v[j].len, &out->v.mv.v[j]);
+	return rc;
+}
+
 static int op_get_props(struct dbw *w, struct req *r, struct mb_op *op, struct mb_op_reply *res)
 {
 	struct handle *h = mb__handle_find(r->sess, op->u.get_props.handle);
@@ -372,8 +390,11 @@ static int op_get_props(struct dbw *w, struct req *r, struct mb_op *op, struct m
 	for (uint16_t i = 0; i < n && !rc; i++) {
 		const struct mb_prop *p = mb__handle_prop(h, op->u.get_props.tags[i]);
 		if (p) {
-			vals[i] = *p;
+			/* a copy: a Release or SetProperties later in the request
+			 * frees the handle's bytes before the reply is encoded */
 			rc = mb__budget(r, mb_prop_wire_size(p));
+			if (!rc)
+				rc = ar_prop(r, p, &vals[i]);
 		} else if (h->kind == H_MESSAGE) {
 			rc = mb__msg_column(w, r, r->sess->mailbox, &rec, props, nprops,
 					    op->u.get_props.tags[i], &vals[i]);
@@ -413,15 +434,32 @@ static int op_set_props(struct req *r, struct mb_op *op)
 		return MB_ENOTFOUND;
 	if (h->kind != H_MESSAGE && h->kind != H_DRAFT && h->kind != H_ATTACH_DRAFT)
 		return MB_ESTATE;
-	/* what the values add, less those they replace */
-	size_t add = mb__props_bytes(op->u.set_props.props, op->u.set_props.n), drop = 0;
-	for (uint16_t i = 0; i < op->u.set_props.n; i++) {
-		const struct mb_prop *old = mb__handle_prop(h, op->u.set_props.props[i].tag);
-		drop += old ? mb__props_bytes(old, 1) : 0;
+	/* Before any is set: the new tags must fit the handle's properties,
+	 * and what the values add (a tag's last value) less what they replace
+	 * (its value now) the session's held bytes; a refusal changes nothing */
+	const struct mb_prop *in = op->u.set_props.props;
+	uint16_t n = op->u.set_props.n, fresh = 0;
+	size_t add = 0, drop = 0;
+	for (uint16_t i = 0; i < n; i++) {
+		bool earlier = false, later = false;
+		for (uint16_t j = 0; j < n; j++)
+			if (j != i && in[j].tag == in[i].tag)
+				*(j < i ? &earlier : &later) = true;
+		if (!later)
+			add += mb__props_bytes(&in[i], 1);
+		if (!earlier) {
+			const struct mb_prop *old = mb__handle_prop(h, in[i].tag);
+			if (old)
+				drop += mb__props_bytes(old, 1);
+			else
+				fresh++;
+		}
 	}
+	if (h->nprops + fresh > MB_PROTO_MAX_PROPS)
+		return MB_EFULL;
 	rc = mb__held_room(r->sess, add > drop ? add - drop : 0);
-	for (uint16_t i = 0; i < op->u.set_props.n && !rc; i++)
-		rc = mb__handle_set_prop(h, &op->u.set_props.props[i]);
+	for (uint16_t i = 0; i < n && !rc; i++)
+		rc = mb__handle_set_prop(h, &in[i]);
 	return rc;
 }
 

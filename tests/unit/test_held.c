@@ -6,7 +6,12 @@
  * it had; so is a stream that would; releasing a handle gives its bytes
  * back; the store's limit holds across sessions, and a session that goes
  * away gives its bytes back to the others.  Before these limits one client
- * could make the store hold 64 handles x 64 properties x 4 MiB. */
+ * could make the store hold 64 handles x 64 properties x 4 MiB.  Also:
+ * empty values are not free (each costs its entry); a tag given several
+ * times in one SetProperties counts its last value once and what it
+ * replaces once; SetProperties past 64 properties changes nothing; and
+ * GetProperties of a draft followed by its Release in one request
+ * answers with the values (a copy, not the freed bytes). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -56,6 +61,27 @@ static int set_value(struct mb_client *c, uint32_t h, uint32_t tag, size_t len)
 	o.u.set_props.n = 1;
 	o.u.set_props.props = &p;
 	return storetest_one(c, &o, &r);
+}
+
+/* SetProperties of props[0..n) on handle h; the op's status. */
+static int set_props(struct mb_client *c, uint32_t h, struct mb_prop *props, uint16_t n)
+{
+	struct mb_op o = storetest_op(MB_OP_SET_PROPS);
+	struct mb_op_reply r;
+	o.u.set_props.handle = h;
+	o.u.set_props.n = n;
+	o.u.set_props.props = props;
+	return storetest_one(c, &o, &r);
+}
+
+static struct mb_prop binary(uint32_t tag, size_t len)
+{
+	struct mb_prop p;
+	memset(&p, 0, sizeof(p));
+	p.tag = tag;
+	p.v.b.p = value;
+	p.v.b.len = (uint32_t)len;
+	return p;
 }
 
 static int release(struct mb_client *c, uint32_t h)
@@ -124,6 +150,74 @@ static void test_session_limit(void **state)
 	mb_client_destroy(c);
 }
 
+static void test_small_values_count(void **state)
+{
+	(void)state;
+	struct mb_client *c = storetest_client(&T, 5, 0);
+	assert_non_null(c);
+	/* lists of 64 empty strings: nothing but entries, yet they count */
+	struct mb_bytes empty[64];
+	memset(empty, 0, sizeof(empty));
+	struct mb_prop lists[60];
+	memset(lists, 0, sizeof(lists));
+	for (int i = 0; i < 60; i++) {
+		lists[i].tag = MB_PTAG(0x9000 + i, MB_PT_MV_STRING);
+		lists[i].v.mv.n = 64;
+		lists[i].v.mv.v = empty;
+	}
+	int rc = 0;
+	uint32_t h;
+	for (h = 1; h <= 40 && rc == 0; h++) {
+		draft(c, h);
+		rc = set_props(c, h, lists, 60);
+	}
+	assert_int_equal(rc, MB_EFULL); /* before the handles run out (64) */
+	for (uint32_t k = 1; k < h; k++)
+		assert_int_equal(release(c, k), 0);
+
+	/* a tag given three times: its last value counts once, what it
+	 * replaces once (300 KiB held, 1.2 MiB after: refused, nothing set) */
+	draft(c, 1);
+	assert_int_equal(set_value(c, 1, TAG(5), 300 << 10), 0);
+	struct mb_prop dup[4] = {binary(TAG(5), 0), binary(TAG(5), 0),
+				 binary(TAG(5), sizeof(value)), binary(TAG(6), sizeof(value))};
+	assert_int_equal(set_props(c, 1, dup, 4), MB_EFULL);
+	struct mb_op o = storetest_op(MB_OP_GET_PROPS);
+	uint32_t tags[2] = {TAG(5), TAG(6)};
+	struct mb_reply rep;
+	o.u.get_props.handle = 1;
+	o.u.get_props.n = 2;
+	o.u.get_props.tags = tags;
+	assert_int_equal(mb_client_call(c, &o, 1, &rep), 0);
+	assert_int_equal(rep.ops[0].u.props.props[0].v.b.len, 300 << 10);
+	assert_int_equal(MB_PTAG_TYPE(rep.ops[0].u.props.props[1].tag), MB_PT_ERROR);
+
+	/* past 64 properties: refused before any is set */
+	struct mb_prop many[70];
+	for (int i = 0; i < 70; i++)
+		many[i] = binary(MB_PTAG(0xA000 + i, MB_PT_BINARY), 1);
+	assert_int_equal(set_props(c, 1, many, 60), 0);
+	assert_int_equal(set_props(c, 1, many + 60, 10), MB_EFULL);
+	uint32_t first_new = many[60].tag;
+	o.u.get_props.n = 1;
+	o.u.get_props.tags = &first_new;
+	assert_int_equal(mb_client_call(c, &o, 1, &rep), 0);
+	assert_int_equal(MB_PTAG_TYPE(rep.ops[0].u.props.props[0].tag), MB_PT_ERROR);
+
+	/* GetProperties, then Release, in one request: the values arrive */
+	struct mb_op two[2] = {storetest_op(MB_OP_GET_PROPS), storetest_op(MB_OP_RELEASE)};
+	two[0].u.get_props.handle = 1;
+	two[0].u.get_props.n = 1;
+	two[0].u.get_props.tags = tags;
+	two[1].u.release.handle = 1;
+	assert_int_equal(mb_client_call(c, two, 2, &rep), 0);
+	assert_int_equal(rep.ops[0].status, 0);
+	assert_int_equal(rep.ops[1].status, 0);
+	assert_int_equal(rep.ops[0].u.props.props[0].v.b.len, 300 << 10);
+	assert_memory_equal(rep.ops[0].u.props.props[0].v.b.p, value, 300 << 10);
+	mb_client_destroy(c);
+}
+
 static void test_store_limit(void **state)
 {
 	(void)state;
@@ -155,6 +249,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_session_limit),
+	    cmocka_unit_test(test_small_values_count),
 	    cmocka_unit_test(test_store_limit),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
