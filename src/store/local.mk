@@ -38,5 +38,6 @@ MB_UNIT_TESTS += tests/unit/test_schema
 
 MB_UNIT_TESTS += tests/unit/test_server
 MB_UNIT_TESTS += tests/unit/test_held
+MB_UNIT_TESTS += tests/unit/test_replies
 # headers shared by this part's unit tests
 EXTRA_DIST += tests/unit/burn.h tests/unit/storetest.h tests/opbatch.h
