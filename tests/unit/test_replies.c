@@ -608,7 +608,7 @@ static void test_sync(void **state)
 	sd.u.sync_down.max = 1000;
 	char *bsd = alone(a, sd);
 
-	static uint8_t given[16], cns[32], empty[4], hgiven[16];
+	static uint8_t given[16], empty[4], hgiven[16];
 	struct mb_idrange g = {1, 3}, hg = {MB_FID_INBOX, MB_FID_INBOX};
 	size_t glen = mb_idset_encode(&g, 1, given), elen = mb_idset_encode(NULL, 0, empty);
 	size_t hglen = mb_idset_encode(&hg, 1, hgiven);
