@@ -11,6 +11,50 @@
 
 #include "proto/proto.h"
 
+/* One operation of this code, every other field zero. */
+static inline struct mb_op opbatch_op(uint8_t code)
+{
+	struct mb_op o;
+	memset(&o, 0, sizeof(o));
+	o.code = code;
+	return o;
+}
+
+/* GetPropertiesSpecific tags[0..n) of handle h. */
+static inline struct mb_op opbatch_get_props(uint32_t h, uint32_t *tags, uint16_t n)
+{
+	struct mb_op o = opbatch_op(MB_OP_GET_PROPS);
+	o.u.get_props.handle = h;
+	o.u.get_props.n = n;
+	o.u.get_props.tags = tags;
+	return o;
+}
+
+static inline struct mb_op opbatch_release(uint32_t h)
+{
+	struct mb_op o = opbatch_op(MB_OP_RELEASE);
+	o.u.release.handle = h;
+	return o;
+}
+
+/* OpenStream of property tag of the open message or attachment obj as h. */
+static inline struct mb_op opbatch_open_stream(uint32_t obj, uint32_t tag, uint32_t h)
+{
+	struct mb_op o = opbatch_op(MB_OP_OPEN_STREAM);
+	o.u.open_stream.obj = obj;
+	o.u.open_stream.tag = tag;
+	o.u.open_stream.handle = h;
+	return o;
+}
+
+static inline struct mb_op opbatch_read_stream(uint32_t h, uint32_t max)
+{
+	struct mb_op o = opbatch_op(MB_OP_READ_STREAM);
+	o.u.read_stream.handle = h;
+	o.u.read_stream.max = max;
+	return o;
+}
+
 /* props[0..2]: subject, body and the recipients names[0..n). */
 static inline void opbatch_mail_props(struct mb_prop props[3], const char *subject,
 				      const char *body, struct mb_bytes *names, uint16_t n)
@@ -70,10 +114,7 @@ static inline uint16_t opbatch_read(struct mb_op *o, uint64_t fid, uint64_t mid,
 	o[0].u.open_message.fid = fid;
 	o[0].u.open_message.mid = mid;
 	o[0].u.open_message.handle = handle;
-	o[1].code = MB_OP_GET_PROPS;
-	o[1].u.get_props.handle = handle;
-	o[1].u.get_props.n = n;
-	o[1].u.get_props.tags = tags;
+	o[1] = opbatch_get_props(handle, tags, n);
 	return 2;
 }
 

@@ -33,7 +33,8 @@ const struct mb_prop *mb__handle_prop(const struct handle *h, uint32_t tag);
  * the session's handles hold (after every operation) and moves the store's sum with it. */
 int mb__held_room(const struct session *s, size_t add);
 void mb__session_account(struct session *s);
-/* The bytes of property values in p[0..n) (strings, binaries, lists). */
+/* What the values p[0..n) cost held: their bytes (strings, binaries,
+ * lists) and each value's entry. */
 size_t mb__props_bytes(const struct mb_prop *p, uint16_t n);
 
 /* ---- opcommon.c ---- */

@@ -41,7 +41,7 @@ struct mb_store_opts {
 	int fd_reserve;		 /* descriptors kept for the engine's own files (0: default) */
 	int auth_delay_ms;	 /* refusal delay, default 250 */
 	/* MiB a session's handles may hold (drafts, open streams, sync states),
-	 * and all sessions' together (defaults MB_STORE_HELD_SESSION_MB and
+	 * and all sessions' together (0: MB_STORE_HELD_SESSION_MB and
 	 * MB_STORE_HELD_MB): past them an operation fails with MB_EFULL */
 	int held_session_mb;
 	int held_store_mb;

@@ -156,13 +156,8 @@ static void write_seeds(const char *dir)
 
 	memset(o, 0, sizeof(o));
 	n = opbatch_read(o, inbox, 1, 2, cols, 4);
-	o[n].code = MB_OP_OPEN_STREAM;
-	o[n].u.open_stream.obj = 2;
-	o[n].u.open_stream.tag = MB_PR_BODY;
-	o[n++].u.open_stream.handle = 3;
-	o[n].code = MB_OP_READ_STREAM;
-	o[n].u.read_stream.handle = 3;
-	o[n++].u.read_stream.max = 28672;
+	o[n++] = opbatch_open_stream(2, MB_PR_BODY, 3);
+	o[n++] = opbatch_read_stream(3, 28672);
 	o[n].code = MB_OP_GET_ATTACH_TABLE;
 	o[n].u.attach.msg = 2;
 	o[n++].u.attach.handle = 4;
@@ -218,8 +213,7 @@ static void write_seeds(const char *dir)
 	o[2].code = MB_OP_SYNC_OPEN_COLLECTOR;
 	o[2].u.sync_cfg.fid = sent;
 	o[2].u.sync_cfg.handle = 10;
-	o[3].code = MB_OP_RELEASE;
-	o[3].u.release.handle = 9;
+	o[3] = opbatch_release(9);
 	seed(dir, "sync", o, 4);
 }
 

@@ -114,15 +114,6 @@ static inline struct mb_client *storetest_client(struct storetest *t, int idx, u
 	return c;
 }
 
-/* An operation of this code, every field zero. */
-static inline struct mb_op storetest_op(uint8_t code)
-{
-	struct mb_op o;
-	memset(&o, 0, sizeof(o));
-	o.code = code;
-	return o;
-}
-
 /* One op, its status. */
 static inline int storetest_one(struct mb_client *c, struct mb_op *op, struct mb_op_reply *res)
 {

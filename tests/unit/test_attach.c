@@ -38,7 +38,7 @@ static int teardown(void **state)
 static size_t read_stream(struct mb_client *c, uint32_t obj, uint32_t tag, uint8_t *out, size_t cap,
 			  uint32_t step)
 {
-	struct mb_op o = storetest_op(MB_OP_OPEN_STREAM);
+	struct mb_op o = opbatch_op(MB_OP_OPEN_STREAM);
 	struct mb_op_reply r;
 	memset(&r, 0, sizeof(r));
 	o.u.open_stream.obj = obj;
@@ -48,7 +48,7 @@ static size_t read_stream(struct mb_client *c, uint32_t obj, uint32_t tag, uint8
 	uint32_t size = r.u.table.rows;
 	size_t got = 0;
 	for (;;) {
-		o = storetest_op(MB_OP_READ_STREAM);
+		o = opbatch_op(MB_OP_READ_STREAM);
 		o.u.read_stream.handle = 50;
 		o.u.read_stream.max = step;
 		assert_int_equal(storetest_one(c, &o, &r), 0);
@@ -87,14 +87,14 @@ static void test_send_with_attachments(void **state)
 	ops[8] = ops[2];
 	for (int i = 0; i < 2; i++) {
 		struct mb_op *o = &ops[2 + 3 * i];
-		o[0] = storetest_op(MB_OP_CREATE_ATTACH);
+		o[0] = opbatch_op(MB_OP_CREATE_ATTACH);
 		o[0].u.attach.msg = 7;
 		o[0].u.attach.handle = 8;
-		o[1] = storetest_op(MB_OP_SET_PROPS);
+		o[1] = opbatch_op(MB_OP_SET_PROPS);
 		o[1].u.set_props.handle = 8;
 		o[1].u.set_props.n = 3;
 		o[1].u.set_props.props = ap[i];
-		o[2] = storetest_op(MB_OP_SAVE_ATTACH);
+		o[2] = opbatch_op(MB_OP_SAVE_ATTACH);
 		o[2].u.save.handle = 8;
 	}
 	struct mb_reply rep;
@@ -114,13 +114,13 @@ static void test_send_with_attachments(void **state)
 	uint32_t tags[2] = {MB_PR_MESSAGE_SIZE, MB_PR_HASATTACH};
 	memset(ops, 0, sizeof(ops));
 	opbatch_read(ops, inbox, mid, 1, tags, 2);
-	ops[2] = storetest_op(MB_OP_GET_ATTACH_TABLE);
+	ops[2] = opbatch_op(MB_OP_GET_ATTACH_TABLE);
 	ops[2].u.attach.msg = 1;
 	ops[2].u.attach.handle = 2;
-	ops[3] = storetest_op(MB_OP_QUERY_ROWS);
+	ops[3] = opbatch_op(MB_OP_QUERY_ROWS);
 	ops[3].u.query_rows.handle = 2;
 	ops[3].u.query_rows.max_rows = 10;
-	ops[4] = storetest_op(MB_OP_OPEN_ATTACH);
+	ops[4] = opbatch_op(MB_OP_OPEN_ATTACH);
 	ops[4].u.attach.msg = 1;
 	ops[4].u.attach.num = 1;
 	ops[4].u.attach.handle = 3;
@@ -155,7 +155,7 @@ static void test_send_with_attachments(void **state)
 	assert_int_equal(bl, strlen("see the attached files"));
 	assert_memory_equal(got, "see the attached files", bl);
 	/* a stream of a property that has none is refused */
-	struct mb_op o = storetest_op(MB_OP_OPEN_STREAM);
+	struct mb_op o = opbatch_op(MB_OP_OPEN_STREAM);
 	struct mb_op_reply r;
 	memset(&r, 0, sizeof(r));
 	o.u.open_stream.obj = 1;
@@ -163,7 +163,7 @@ static void test_send_with_attachments(void **state)
 	o.u.open_stream.handle = 51;
 	assert_int_equal(storetest_one(b, &o, &r), MB_EINVAL);
 	/* attachment 3 does not exist */
-	o = storetest_op(MB_OP_OPEN_ATTACH);
+	o = opbatch_op(MB_OP_OPEN_ATTACH);
 	o.u.attach.msg = 1;
 	o.u.attach.num = 3;
 	o.u.attach.handle = 4;
@@ -171,7 +171,7 @@ static void test_send_with_attachments(void **state)
 
 	/* a copy carries the attachments; a hard delete removes them */
 	uint64_t copy_mid = 0;
-	o = storetest_op(MB_OP_MOVE_COPY);
+	o = opbatch_op(MB_OP_MOVE_COPY);
 	o.u.move_copy.src_fid = inbox;
 	o.u.move_copy.dst_fid = MB_FID(mbx, MB_FID_DELETED);
 	o.u.move_copy.flags = MB_MC_F_COPY;
@@ -179,7 +179,7 @@ static void test_send_with_attachments(void **state)
 	o.u.move_copy.mids = &mid;
 	assert_int_equal(storetest_one(b, &o, &r), 0);
 	copy_mid = r.u.moved.mids[0];
-	o = storetest_op(MB_OP_DELETE_MESSAGES);
+	o = opbatch_op(MB_OP_DELETE_MESSAGES);
 	o.u.del.fid = inbox;
 	o.u.del.n = 1;
 	o.u.del.mids = &mid;
@@ -187,7 +187,7 @@ static void test_send_with_attachments(void **state)
 	assert_int_equal(r.u.count.n, 1);
 	memset(ops, 0, sizeof(ops));
 	opbatch_read(ops, MB_FID(mbx, MB_FID_DELETED), copy_mid, 9, tags, 2);
-	ops[2] = storetest_op(MB_OP_OPEN_ATTACH);
+	ops[2] = opbatch_op(MB_OP_OPEN_ATTACH);
 	ops[2].u.attach.msg = 9;
 	ops[2].u.attach.num = 2;
 	ops[2].u.attach.handle = 10;
@@ -248,7 +248,7 @@ static void test_address_book(void **state)
 	const char *list = mb_topology_list(T.topo, 0)->name;
 	struct mb_bytes names[3] = {mb_str(mb_topology_user(T.topo, 5)->name), mb_str(list),
 				    mb_str("nobody")};
-	struct mb_op o = storetest_op(MB_OP_RESOLVE_NAMES);
+	struct mb_op o = opbatch_op(MB_OP_RESOLVE_NAMES);
 	struct mb_op_reply r;
 	memset(&r, 0, sizeof(r));
 	o.u.resolve.n = 3;
@@ -261,7 +261,7 @@ static void test_address_book(void **state)
 	assert_int_equal(r.u.resolve.v[1].type, MB_OBJECT_LIST);
 	assert_int_equal(r.u.resolve.v[2].status, MB_ENOTFOUND);
 	/* the whole global address list, in pages of 5 */
-	o = storetest_op(MB_OP_GET_AB_TABLE);
+	o = opbatch_op(MB_OP_GET_AB_TABLE);
 	o.u.ab_table.handle = 4;
 	assert_int_equal(storetest_one(c, &o, &r), 0);
 	uint32_t total = r.u.table.rows;
@@ -269,7 +269,7 @@ static void test_address_book(void **state)
 	    total, (uint32_t)(mb_topology_user_count(T.topo) + mb_topology_list_count(T.topo)));
 	uint32_t seen = 0, lists = 0;
 	for (;;) {
-		o = storetest_op(MB_OP_QUERY_ROWS);
+		o = opbatch_op(MB_OP_QUERY_ROWS);
 		o.u.query_rows.handle = 4;
 		o.u.query_rows.max_rows = 5;
 		assert_int_equal(storetest_one(c, &o, &r), 0);
@@ -282,14 +282,14 @@ static void test_address_book(void **state)
 	assert_int_equal(seen, total);
 	assert_int_equal(lists, (uint32_t)mb_topology_list_count(T.topo));
 	/* notifications: an own folder is accepted, another mailbox's refused */
-	o = storetest_op(MB_OP_REGISTER_NOTIFY);
+	o = opbatch_op(MB_OP_REGISTER_NOTIFY);
 	o.u.get_table.fid = MB_FID(mb_client_mailbox(c), MB_FID_INBOX);
 	o.u.get_table.handle = 6;
 	assert_int_equal(storetest_one(c, &o, &r), 0);
 	o.u.get_table.fid = MB_FID(mb_client_mailbox(c) + 1, MB_FID_INBOX);
 	assert_int_equal(storetest_one(c, &o, &r), MB_EACCES);
 	/* attachments only on drafts */
-	o = storetest_op(MB_OP_CREATE_ATTACH);
+	o = opbatch_op(MB_OP_CREATE_ATTACH);
 	o.u.attach.msg = 4;
 	o.u.attach.handle = 7;
 	assert_int_equal(storetest_one(c, &o, &r), MB_ESTATE);

@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include "storetest.h"
+#include "tests/opbatch.h"
 
 static struct storetest T;
 static uint8_t value[600 << 10]; /* 600 KiB: one fits a session, two do not */
@@ -40,33 +41,17 @@ static int teardown(void **state)
 /* A draft in Sent Items under handle h. */
 static void draft(struct mb_client *c, uint32_t h)
 {
-	struct mb_op o = storetest_op(MB_OP_CREATE_MESSAGE);
+	struct mb_op o = opbatch_op(MB_OP_CREATE_MESSAGE);
 	struct mb_op_reply r;
 	o.u.create_message.fid = MB_FID(mb_client_mailbox(c), MB_FID_SENT);
 	o.u.create_message.handle = h;
 	assert_int_equal(storetest_one(c, &o, &r), 0);
 }
 
-/* SetProperties: tag = value[0..len) on handle h; the op's status. */
-static int set_value(struct mb_client *c, uint32_t h, uint32_t tag, size_t len)
-{
-	struct mb_prop p;
-	memset(&p, 0, sizeof(p));
-	p.tag = tag;
-	p.v.b.p = value;
-	p.v.b.len = (uint32_t)len;
-	struct mb_op o = storetest_op(MB_OP_SET_PROPS);
-	struct mb_op_reply r;
-	o.u.set_props.handle = h;
-	o.u.set_props.n = 1;
-	o.u.set_props.props = &p;
-	return storetest_one(c, &o, &r);
-}
-
 /* SetProperties of props[0..n) on handle h; the op's status. */
 static int set_props(struct mb_client *c, uint32_t h, struct mb_prop *props, uint16_t n)
 {
-	struct mb_op o = storetest_op(MB_OP_SET_PROPS);
+	struct mb_op o = opbatch_op(MB_OP_SET_PROPS);
 	struct mb_op_reply r;
 	o.u.set_props.handle = h;
 	o.u.set_props.n = n;
@@ -84,11 +69,17 @@ static struct mb_prop binary(uint32_t tag, size_t len)
 	return p;
 }
 
+/* SetProperties: tag = value[0..len) on handle h; the op's status. */
+static int set_value(struct mb_client *c, uint32_t h, uint32_t tag, size_t len)
+{
+	struct mb_prop p = binary(tag, len);
+	return set_props(c, h, &p, 1);
+}
+
 static int release(struct mb_client *c, uint32_t h)
 {
-	struct mb_op o = storetest_op(MB_OP_RELEASE);
+	struct mb_op o = opbatch_release(h);
 	struct mb_op_reply r;
-	o.u.release.handle = h;
 	return storetest_one(c, &o, &r);
 }
 
@@ -103,12 +94,9 @@ static void test_session_limit(void **state)
 	assert_int_equal(set_value(c, 1, TAG(1), sizeof(value)), 0);
 	/* a second value would hold 1.2 MiB: refused, nothing changed */
 	assert_int_equal(set_value(c, 1, TAG(2), sizeof(value)), MB_EFULL);
-	struct mb_op o = storetest_op(MB_OP_GET_PROPS);
 	uint32_t tags[2] = {TAG(1), TAG(2)};
+	struct mb_op o = opbatch_get_props(1, tags, 2);
 	struct mb_reply rep;
-	o.u.get_props.handle = 1;
-	o.u.get_props.n = 2;
-	o.u.get_props.tags = tags;
 	assert_int_equal(mb_client_call(c, &o, 1, &rep), 0);
 	assert_int_equal(rep.ops[0].status, 0);
 	assert_int_equal(rep.ops[0].u.props.n, 2);
@@ -123,20 +111,20 @@ static void test_session_limit(void **state)
 	assert_int_equal(set_value(c, 2, MB_PR_BODY, sizeof(value)), 0);
 
 	/* a stream counts: save the 600 KiB body, open it twice */
-	o = storetest_op(MB_OP_SAVE_CHANGES);
+	o = opbatch_op(MB_OP_SAVE_CHANGES);
 	o.u.save.handle = 2;
 	assert_int_equal(mb_client_call(c, &o, 1, &rep), 0);
 	assert_int_equal(rep.ops[0].status, 0);
 	uint64_t mid = rep.ops[0].u.saved.mid;
 	assert_int_equal(release(c, 2), 0);
-	o = storetest_op(MB_OP_OPEN_MESSAGE);
+	o = opbatch_op(MB_OP_OPEN_MESSAGE);
 	o.u.open_message.fid = MB_FID(mb_client_mailbox(c), MB_FID_SENT);
 	o.u.open_message.mid = mid;
 	o.u.open_message.handle = 3;
 	struct mb_op_reply r;
 	assert_int_equal(storetest_one(c, &o, &r), 0);
 	for (uint32_t h = 4; h <= 5; h++) {
-		o = storetest_op(MB_OP_OPEN_STREAM);
+		o = opbatch_op(MB_OP_OPEN_STREAM);
 		o.u.open_stream.obj = 3;
 		o.u.open_stream.tag = MB_PR_BODY;
 		o.u.open_stream.handle = h;
@@ -182,12 +170,9 @@ static void test_small_values_count(void **state)
 	struct mb_prop dup[4] = {binary(TAG(5), 0), binary(TAG(5), 0),
 				 binary(TAG(5), sizeof(value)), binary(TAG(6), sizeof(value))};
 	assert_int_equal(set_props(c, 1, dup, 4), MB_EFULL);
-	struct mb_op o = storetest_op(MB_OP_GET_PROPS);
 	uint32_t tags[2] = {TAG(5), TAG(6)};
+	struct mb_op o = opbatch_get_props(1, tags, 2);
 	struct mb_reply rep;
-	o.u.get_props.handle = 1;
-	o.u.get_props.n = 2;
-	o.u.get_props.tags = tags;
 	assert_int_equal(mb_client_call(c, &o, 1, &rep), 0);
 	assert_int_equal(rep.ops[0].u.props.props[0].v.b.len, 300 << 10);
 	assert_int_equal(MB_PTAG_TYPE(rep.ops[0].u.props.props[1].tag), MB_PT_ERROR);
@@ -205,7 +190,7 @@ static void test_small_values_count(void **state)
 	assert_int_equal(MB_PTAG_TYPE(rep.ops[0].u.props.props[0].tag), MB_PT_ERROR);
 
 	/* GetProperties, then Release, in one request: the values arrive */
-	struct mb_op two[2] = {storetest_op(MB_OP_GET_PROPS), storetest_op(MB_OP_RELEASE)};
+	struct mb_op two[2] = {opbatch_op(MB_OP_GET_PROPS), opbatch_op(MB_OP_RELEASE)};
 	two[0].u.get_props.handle = 1;
 	two[0].u.get_props.n = 1;
 	two[0].u.get_props.tags = tags;

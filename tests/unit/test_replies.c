@@ -213,14 +213,14 @@ static uint64_t send_to0(struct mb_client *s, const char *subject, const uint8_t
 		ap[0] = mb_prop_str(MB_PR_ATTACH_FILENAME, "att1.bin");
 		ap[1] = mb_prop_bytes(MB_PR_ATTACH_DATA_BIN, att1, sizeof(att1));
 		ap[2] = mb_prop_i64(MB_PR_ATTACH_KIND, MB_CK_OFFICE);
-		ops[2] = storetest_op(MB_OP_CREATE_ATTACH);
+		ops[2] = opbatch_op(MB_OP_CREATE_ATTACH);
 		ops[2].u.attach.msg = 7;
 		ops[2].u.attach.handle = 8;
-		ops[3] = storetest_op(MB_OP_SET_PROPS);
+		ops[3] = opbatch_op(MB_OP_SET_PROPS);
 		ops[3].u.set_props.handle = 8;
 		ops[3].u.set_props.n = 3;
 		ops[3].u.set_props.props = ap;
-		ops[4] = storetest_op(MB_OP_SAVE_ATTACH);
+		ops[4] = opbatch_op(MB_OP_SAVE_ATTACH);
 		ops[4].u.save.handle = 8;
 		n = 6;
 	}
@@ -254,47 +254,18 @@ static void make_data(void)
 
 static struct mb_op op_open(uint64_t fid, uint64_t mid, uint32_t h)
 {
-	struct mb_op o = storetest_op(MB_OP_OPEN_MESSAGE);
+	struct mb_op o = opbatch_op(MB_OP_OPEN_MESSAGE);
 	o.u.open_message.fid = fid;
 	o.u.open_message.mid = mid;
 	o.u.open_message.handle = h;
 	return o;
 }
-static struct mb_op op_getp(uint32_t h, uint32_t *tags, uint16_t n)
-{
-	struct mb_op o = storetest_op(MB_OP_GET_PROPS);
-	o.u.get_props.handle = h;
-	o.u.get_props.tags = tags;
-	o.u.get_props.n = n;
-	return o;
-}
-static struct mb_op op_rel(uint32_t h)
-{
-	struct mb_op o = storetest_op(MB_OP_RELEASE);
-	o.u.release.handle = h;
-	return o;
-}
 static struct mb_op op_qr(uint32_t h, uint32_t max)
 {
-	struct mb_op o = storetest_op(MB_OP_QUERY_ROWS);
+	struct mb_op o = opbatch_op(MB_OP_QUERY_ROWS);
 	o.u.query_rows.handle = h;
 	o.u.query_rows.max_rows = max;
 	o.u.query_rows.flags = MB_QR_F_RESTART;
-	return o;
-}
-static struct mb_op op_stream(uint32_t obj, uint32_t tag, uint32_t h)
-{
-	struct mb_op o = storetest_op(MB_OP_OPEN_STREAM);
-	o.u.open_stream.obj = obj;
-	o.u.open_stream.tag = tag;
-	o.u.open_stream.handle = h;
-	return o;
-}
-static struct mb_op op_read(uint32_t h, uint32_t max)
-{
-	struct mb_op o = storetest_op(MB_OP_READ_STREAM);
-	o.u.read_stream.handle = h;
-	o.u.read_stream.max = max;
 	return o;
 }
 
@@ -314,10 +285,10 @@ static void test_messages(void **state)
 	/* baselines */
 	char *o1 = alone(a, op_open(inbox, mid1, 1));
 	char *o2 = alone(a, op_open(inbox, mid2, 2));
-	char *g1 = alone(a, op_getp(1, msg_tags, 6));
-	char *g2 = alone(a, op_getp(2, msg_tags, 6));
-	struct mb_op t[3] = {storetest_op(MB_OP_GET_CONTENTS_TABLE),
-			     storetest_op(MB_OP_SET_COLUMNS), op_qr(3, 50)};
+	char *g1 = alone(a, opbatch_get_props(1, msg_tags, 6));
+	char *g2 = alone(a, opbatch_get_props(2, msg_tags, 6));
+	struct mb_op t[3] = {opbatch_op(MB_OP_GET_CONTENTS_TABLE), opbatch_op(MB_OP_SET_COLUMNS),
+			     op_qr(3, 50)};
 	t[0].u.get_table.fid = inbox;
 	t[0].u.get_table.handle = 3;
 	t[1].u.set_columns.handle = 3;
@@ -327,31 +298,31 @@ static void test_messages(void **state)
 	char *q = alone(a, op_qr(3, 50));
 	/* a handle value on an opened message (SetProps on H_MESSAGE) */
 	struct mb_prop hp = mb_prop_bytes(MB_PTAG(0x8100, MB_PT_BINARY), body1, 1000);
-	struct mb_op sp = storetest_op(MB_OP_SET_PROPS);
+	struct mb_op sp = opbatch_op(MB_OP_SET_PROPS);
 	sp.u.set_props.handle = 2;
 	sp.u.set_props.n = 1;
 	sp.u.set_props.props = &hp;
 	freed(call(a, &sp, 1), 1);
 	uint32_t htag[2] = {MB_PTAG(0x8100, MB_PT_BINARY), MB_PR_BODY};
-	char *gh = alone(a, op_getp(2, htag, 2));
+	char *gh = alone(a, opbatch_get_props(2, htag, 2));
 
 	/* combined: reads, then the same worker reads other values, handles
 	 * replaced and released, log off */
 	struct mb_op ops[16];
 	int n = 0;
-	ops[n++] = op_open(inbox, mid1, 1);    /* 0 */
-	ops[n++] = op_getp(1, msg_tags, 6);    /* 1 */
-	ops[n++] = op_qr(3, 50);	       /* 2 */
-	ops[n++] = op_getp(2, htag, 2);	       /* 3 */
-	ops[n++] = op_open(inbox, mid2, 1);    /* 4: replaces handle 1 */
-	ops[n++] = op_getp(1, msg_tags, 6);    /* 5 */
-	ops[n++] = op_getp(2, msg_tags, 6);    /* 6 */
-	ops[n++] = sp;			       /* 7: replaces the handle value */
-	ops[n++] = op_rel(2);		       /* 8 */
-	ops[n++] = op_rel(3);		       /* 9 */
-	ops[n++] = op_open(inbox, mid3, 1);    /* 10 */
-	ops[n++] = op_getp(1, msg_tags, 6);    /* 11 */
-	ops[n++] = storetest_op(MB_OP_LOGOFF); /* 12 */
+	ops[n++] = op_open(inbox, mid1, 1);	      /* 0 */
+	ops[n++] = opbatch_get_props(1, msg_tags, 6); /* 1 */
+	ops[n++] = op_qr(3, 50);		      /* 2 */
+	ops[n++] = opbatch_get_props(2, htag, 2);     /* 3 */
+	ops[n++] = op_open(inbox, mid2, 1);	      /* 4: replaces handle 1 */
+	ops[n++] = opbatch_get_props(1, msg_tags, 6); /* 5 */
+	ops[n++] = opbatch_get_props(2, msg_tags, 6); /* 6 */
+	ops[n++] = sp;				      /* 7: replaces the handle value */
+	ops[n++] = opbatch_release(2);		      /* 8 */
+	ops[n++] = opbatch_release(3);		      /* 9 */
+	ops[n++] = op_open(inbox, mid3, 1);	      /* 10 */
+	ops[n++] = opbatch_get_props(1, msg_tags, 6); /* 11 */
+	ops[n++] = opbatch_op(MB_OP_LOGOFF);	      /* 12 */
 	char **d = call(a, ops, n);
 	same(o1, d[0], "OpenMessage");
 	same(g1, d[1], "GetProps m1");
@@ -393,25 +364,25 @@ static void test_draft(void **state)
 	sb_props(&wy, y, 3);
 	struct mb_op ops[12];
 	int n = 0;
-	ops[n] = storetest_op(MB_OP_CREATE_MESSAGE);
+	ops[n] = opbatch_op(MB_OP_CREATE_MESSAGE);
 	ops[n].u.create_message.fid = sent;
 	ops[n++].u.create_message.handle = 4;
-	ops[n] = storetest_op(MB_OP_SET_PROPS);
+	ops[n] = opbatch_op(MB_OP_SET_PROPS);
 	ops[n].u.set_props.handle = 4;
 	ops[n].u.set_props.n = 3;
 	ops[n++].u.set_props.props = x;
-	ops[n++] = op_getp(4, tags, 3); /* 2: x */
+	ops[n++] = opbatch_get_props(4, tags, 3); /* 2: x */
 	ops[n] = ops[1];
-	ops[n++].u.set_props.props = y; /* 3 */
-	ops[n++] = op_getp(4, tags, 3); /* 4: y */
-	ops[n] = storetest_op(MB_OP_SAVE_CHANGES);
-	ops[n++].u.save.handle = 4;	/* 5: clears the handle */
-	ops[n++] = op_getp(4, tags, 3); /* 6: stored */
+	ops[n++].u.set_props.props = y;		  /* 3 */
+	ops[n++] = opbatch_get_props(4, tags, 3); /* 4: y */
+	ops[n] = opbatch_op(MB_OP_SAVE_CHANGES);
+	ops[n++].u.save.handle = 4;		  /* 5: clears the handle */
+	ops[n++] = opbatch_get_props(4, tags, 3); /* 6: stored */
 	ops[n] = ops[1];
-	ops[n++].u.set_props.props = x; /* 7: on H_MESSAGE */
-	ops[n++] = op_getp(4, tags, 3); /* 8: x */
-	ops[n++] = op_rel(4);
-	ops[n++] = storetest_op(MB_OP_LOGOFF);
+	ops[n++].u.set_props.props = x;		  /* 7: on H_MESSAGE */
+	ops[n++] = opbatch_get_props(4, tags, 3); /* 8: x */
+	ops[n++] = opbatch_release(4);
+	ops[n++] = opbatch_op(MB_OP_LOGOFF);
 	char **d = call(a, ops, n);
 	same(wx.p, d[2], "draft GetProps x");
 	same(wy.p, d[4], "draft GetProps y");
@@ -434,10 +405,10 @@ static void test_streams(void **state)
 	/* baselines for the attachment table and attachment */
 	struct mb_op b[3];
 	b[0] = op_open(inbox, mid3, 1);
-	b[1] = storetest_op(MB_OP_GET_ATTACH_TABLE);
+	b[1] = opbatch_op(MB_OP_GET_ATTACH_TABLE);
 	b[1].u.attach.msg = 1;
 	b[1].u.attach.handle = 2;
-	b[2] = storetest_op(MB_OP_OPEN_ATTACH);
+	b[2] = opbatch_op(MB_OP_OPEN_ATTACH);
 	b[2].u.attach.msg = 1;
 	b[2].u.attach.num = 1;
 	b[2].u.attach.handle = 3;
@@ -447,25 +418,25 @@ static void test_streams(void **state)
 
 	struct mb_op ops[20];
 	int n = 0;
-	ops[n++] = op_open(inbox, mid1, 10);		    /* 0 */
-	ops[n++] = op_stream(10, MB_PR_BODY, 11);	    /* 1 */
-	ops[n++] = op_read(11, 100000);			    /* 2: body1 */
-	ops[n++] = op_open(inbox, mid2, 10);		    /* 3 */
-	ops[n++] = op_stream(10, MB_PR_BODY, 11);	    /* 4: replaces 11 */
-	ops[n++] = op_read(11, 12345);			    /* 5: body2[0..12345) */
-	ops[n++] = op_rel(11);				    /* 6 */
-	ops[n++] = b[0];				    /* 7 */
-	ops[n++] = b[1];				    /* 8 */
-	ops[n++] = op_qr(2, 10);			    /* 9 */
-	ops[n++] = b[2];				    /* 10 */
-	ops[n++] = op_stream(3, MB_PR_ATTACH_DATA_BIN, 12); /* 11 */
-	ops[n++] = op_read(12, 100000);			    /* 12: att1 */
-	ops[n++] = op_rel(12);
-	ops[n++] = op_rel(3);
-	ops[n++] = op_rel(2);
-	ops[n++] = op_stream(1, MB_PR_BODY, 2); /* body of mid3 into 2 */
-	ops[n++] = op_read(2, 100000);
-	ops[n++] = storetest_op(MB_OP_LOGOFF);
+	ops[n++] = op_open(inbox, mid1, 10);			      /* 0 */
+	ops[n++] = opbatch_open_stream(10, MB_PR_BODY, 11);	      /* 1 */
+	ops[n++] = opbatch_read_stream(11, 100000);		      /* 2: body1 */
+	ops[n++] = op_open(inbox, mid2, 10);			      /* 3 */
+	ops[n++] = opbatch_open_stream(10, MB_PR_BODY, 11);	      /* 4: replaces 11 */
+	ops[n++] = opbatch_read_stream(11, 12345);		      /* 5: body2[0..12345) */
+	ops[n++] = opbatch_release(11);				      /* 6 */
+	ops[n++] = b[0];					      /* 7 */
+	ops[n++] = b[1];					      /* 8 */
+	ops[n++] = op_qr(2, 10);				      /* 9 */
+	ops[n++] = b[2];					      /* 10 */
+	ops[n++] = opbatch_open_stream(3, MB_PR_ATTACH_DATA_BIN, 12); /* 11 */
+	ops[n++] = opbatch_read_stream(12, 100000);		      /* 12: att1 */
+	ops[n++] = opbatch_release(12);
+	ops[n++] = opbatch_release(3);
+	ops[n++] = opbatch_release(2);
+	ops[n++] = opbatch_open_stream(1, MB_PR_BODY, 2); /* body of mid3 into 2 */
+	ops[n++] = opbatch_read_stream(2, 100000);
+	ops[n++] = opbatch_op(MB_OP_LOGOFF);
 	char **d = call(a, ops, n);
 	struct sb s1 = {0}, s2 = {0}, s3 = {0}, s4 = {0};
 	sb_add(&s1, "code %02x status 0:", MB_OP_READ_STREAM);
@@ -506,27 +477,27 @@ static void test_book_folders_calendar(void **state)
 	struct mb_bytes names[4] = {mb_str(mb_topology_user(T.topo, 1)->name), mb_str("nobody"),
 				    mb_str(mb_topology_list(T.topo, 0)->name),
 				    mb_str(mb_topology_user(T.topo, other)->name)};
-	struct mb_op rn = storetest_op(MB_OP_RESOLVE_NAMES);
+	struct mb_op rn = opbatch_op(MB_OP_RESOLVE_NAMES);
 	rn.u.resolve.n = 4;
 	rn.u.resolve.names = names;
-	struct mb_op ab = storetest_op(MB_OP_GET_AB_TABLE);
+	struct mb_op ab = opbatch_op(MB_OP_GET_AB_TABLE);
 	ab.u.ab_table.handle = 5;
-	struct mb_op of = storetest_op(MB_OP_OPEN_FOLDER);
+	struct mb_op of = opbatch_op(MB_OP_OPEN_FOLDER);
 	of.u.open_folder.fid = MB_FID(mbx, MB_FID_INBOX);
-	struct mb_op ht = storetest_op(MB_OP_GET_HIERARCHY_TABLE);
+	struct mb_op ht = opbatch_op(MB_OP_GET_HIERARCHY_TABLE);
 	ht.u.get_table.fid = MB_FID(mbx, MB_FID_ROOT);
 	ht.u.get_table.handle = 6;
-	struct mb_op cal = storetest_op(MB_OP_CALENDAR_RANGE);
+	struct mb_op cal = opbatch_op(MB_OP_CALENDAR_RANGE);
 	cal.u.calendar.start = 0;
 	cal.u.calendar.end = INT64_MAX;
 	cal.u.calendar.max_rows = 100;
-	struct mb_op fb = storetest_op(MB_OP_FREEBUSY);
+	struct mb_op fb = opbatch_op(MB_OP_FREEBUSY);
 	fb.u.freebusy.user = names[3];
 	fb.u.freebusy.start = 0;
 	fb.u.freebusy.end = INT64_MAX;
 	struct mb_op fb0 = fb;
 	fb0.u.freebusy.user = mb_str(mb_topology_user(T.topo, 0)->name);
-	struct mb_op lc = storetest_op(MB_OP_LIST_CONTACTS);
+	struct mb_op lc = opbatch_op(MB_OP_LIST_CONTACTS);
 	lc.u.list_contacts.max_rows = 100;
 	char *brn = alone(a, rn);
 	freed(call(a, &ab, 1), 1);
@@ -542,7 +513,7 @@ static void test_book_folders_calendar(void **state)
 
 	struct mb_prop cp[2] = {mb_prop_str(MB_PR_DISPLAY_NAME, "Zed Contact"),
 				mb_prop_str(MB_PR_EMAIL_ADDRESS, "zed@example.com")};
-	struct mb_op cc = storetest_op(MB_OP_CREATE_CONTACT);
+	struct mb_op cc = opbatch_op(MB_OP_CREATE_CONTACT);
 	cc.u.create_contact.n = 2;
 	cc.u.create_contact.props = cp;
 	struct mb_op ops[20];
@@ -558,9 +529,9 @@ static void test_book_folders_calendar(void **state)
 	ops[n++] = cal;		   /* 8 */
 	ops[n++] = fb;		   /* 9 */
 	ops[n++] = cc;		   /* 10 */
-	ops[n++] = op_rel(5);
-	ops[n++] = op_rel(6);
-	ops[n++] = storetest_op(MB_OP_LOGOFF);
+	ops[n++] = opbatch_release(5);
+	ops[n++] = opbatch_release(6);
+	ops[n++] = opbatch_op(MB_OP_LOGOFF);
 	char **d = call(a, ops, n);
 	same(brn, d[0], "ResolveNames");
 	same(bab, d[1], "AB QueryRows");
@@ -580,15 +551,15 @@ static void test_book_folders_calendar(void **state)
 static void state_ops(struct mb_op *ops, int *n, uint32_t h, uint32_t tag, const uint8_t *b,
 		      size_t len)
 {
-	ops[*n] = storetest_op(MB_OP_SYNC_STATE_BEGIN);
+	ops[*n] = opbatch_op(MB_OP_SYNC_STATE_BEGIN);
 	ops[*n].u.sync_state.handle = h;
 	ops[*n].u.sync_state.tag = tag;
 	ops[(*n)++].u.sync_state.size = (uint32_t)len;
-	ops[*n] = storetest_op(MB_OP_SYNC_STATE_CONTINUE);
+	ops[*n] = opbatch_op(MB_OP_SYNC_STATE_CONTINUE);
 	ops[*n].u.sync_state.handle = h;
 	ops[*n].u.sync_state.data.p = b;
 	ops[(*n)++].u.sync_state.data.len = (uint32_t)len;
-	ops[*n] = storetest_op(MB_OP_SYNC_STATE_END);
+	ops[*n] = opbatch_op(MB_OP_SYNC_STATE_END);
 	ops[(*n)++].u.sync_state.handle = h;
 }
 
@@ -602,7 +573,7 @@ static void test_sync(void **state)
 	assert_non_null(a);
 	uint32_t mbx = mb_client_mailbox(a);
 	uint64_t inbox = MB_FID(mbx, MB_FID_INBOX);
-	struct mb_op sd = storetest_op(MB_OP_SYNC_DOWNLOAD);
+	struct mb_op sd = opbatch_op(MB_OP_SYNC_DOWNLOAD);
 	sd.u.sync_down.fid = inbox;
 	sd.u.sync_down.flags = MB_SD_F_BODY;
 	sd.u.sync_down.max = 1000;
@@ -614,20 +585,20 @@ static void test_sync(void **state)
 	size_t hglen = mb_idset_encode(&hg, 1, hgiven);
 	static struct mb_op ops[64];
 	int n = 0;
-	ops[n] = storetest_op(MB_OP_SYNC_CONFIGURE);
+	ops[n] = opbatch_op(MB_OP_SYNC_CONFIGURE);
 	ops[n].u.sync_cfg.fid = inbox;
 	ops[n++].u.sync_cfg.handle = 7;
 	state_ops(ops, &n, 7, MB_META_IDSET_GIVEN, given, glen);
 	state_ops(ops, &n, 7, MB_META_CNSET_SEEN, empty, elen);
 	state_ops(ops, &n, 7, MB_META_CNSET_SEEN_FAI, empty, elen);
 	state_ops(ops, &n, 7, MB_META_CNSET_READ, empty, elen);
-	ops[n] = storetest_op(MB_OP_SYNC_CONFIGURE);
+	ops[n] = opbatch_op(MB_OP_SYNC_CONFIGURE);
 	ops[n].u.sync_cfg.fid = MB_FID(mbx, MB_FID_ROOT);
 	ops[n].u.sync_cfg.flags = MB_SC_F_HIERARCHY;
 	ops[n++].u.sync_cfg.handle = 8;
 	state_ops(ops, &n, 8, MB_META_IDSET_GIVEN, hgiven, hglen);
 	state_ops(ops, &n, 8, MB_META_CNSET_SEEN, empty, elen);
-	ops[n] = storetest_op(MB_OP_SYNC_OPEN_COLLECTOR);
+	ops[n] = opbatch_op(MB_OP_SYNC_OPEN_COLLECTOR);
 	ops[n].u.sync_cfg.fid = MB_FID(mbx, MB_FID_DELETED);
 	ops[n++].u.sync_cfg.handle = 20;
 	state_ops(ops, &n, 20, MB_META_CNSET_SEEN, empty, elen);
@@ -636,7 +607,7 @@ static void test_sync(void **state)
 	int prep = n;
 	freed(call(a, ops, n), n);
 	/* baseline: context download and hierarchy download, fresh contexts */
-	struct mb_op cd = storetest_op(MB_OP_SYNC_DOWNLOAD);
+	struct mb_op cd = opbatch_op(MB_OP_SYNC_DOWNLOAD);
 	cd.u.sync_down.handle = 7;
 	cd.u.sync_down.flags = MB_SD_F_BODY;
 	cd.u.sync_down.max = 1000;
@@ -644,10 +615,10 @@ static void test_sync(void **state)
 	hd.u.sync_down.handle = 8;
 	char *bcd = alone(a, cd);
 	char *bhd = alone(a, hd);
-	struct mb_op gs = storetest_op(MB_OP_SYNC_GET_STATE);
+	struct mb_op gs = opbatch_op(MB_OP_SYNC_GET_STATE);
 	gs.u.sync_xfer.handle = 20;
 	gs.u.sync_xfer.out = 21;
-	struct mb_op fg = storetest_op(MB_OP_FT_GET_BUFFER);
+	struct mb_op fg = opbatch_op(MB_OP_FT_GET_BUFFER);
 	fg.u.read_stream.handle = 21;
 	fg.u.read_stream.max = 28672;
 	freed(call(a, &gs, 1), 1);
@@ -659,11 +630,11 @@ static void test_sync(void **state)
 	ops[n++] = hd; /* +2 */
 	ops[n++] = gs; /* +3 */
 	ops[n++] = fg; /* +4 */
-	ops[n++] = op_rel(21);
+	ops[n++] = opbatch_release(21);
 	ops[n++] = gs; /* +6: replaces 21 */
 	ops[n++] = fg; /* +7 */
-	ops[n++] = op_rel(7);
-	ops[n++] = op_rel(8);
+	ops[n++] = opbatch_release(7);
+	ops[n++] = opbatch_release(8);
 	struct mb_sync_change ch[1];
 	memset(ch, 0, sizeof(ch));
 	struct mb_prop up[2] = {mb_prop_str(MB_PR_MESSAGE_CLASS, "IPM.Note"),
@@ -671,12 +642,12 @@ static void test_sync(void **state)
 	ch[0].kind = MB_SYNC_CREATE;
 	ch[0].nprops = 2;
 	ch[0].props = up;
-	ops[n] = storetest_op(MB_OP_SYNC_UPLOAD);
+	ops[n] = opbatch_op(MB_OP_SYNC_UPLOAD);
 	ops[n].u.sync_up.handle = 20;
 	ops[n].u.sync_up.n = 1;
 	ops[n++].u.sync_up.changes = ch; /* +10: changes the collector's state */
-	ops[n++] = op_rel(20);
-	ops[n++] = storetest_op(MB_OP_LOGOFF);
+	ops[n++] = opbatch_release(20);
+	ops[n++] = opbatch_op(MB_OP_LOGOFF);
 	char **d = call(a, ops, n);
 	same(bsd, d[prep + 0], "SyncDownload body");
 	same(bcd, d[prep + 1], "context SyncDownload");
@@ -705,7 +676,7 @@ static void test_submit_move(void **state)
 	memset(ops, 0, sizeof(ops));
 	int n = opbatch_compose(ops, MB_FID(mbx, MB_FID_SENT), 7, mp, 3, MB_OP_SUBMIT);
 	uint64_t mids[2] = {mid1, mid2};
-	ops[n] = storetest_op(MB_OP_MOVE_COPY);
+	ops[n] = opbatch_op(MB_OP_MOVE_COPY);
 	ops[n].u.move_copy.src_fid = MB_FID(mbx, MB_FID_INBOX);
 	ops[n].u.move_copy.dst_fid = MB_FID(mbx, MB_FID_DELETED);
 	ops[n].u.move_copy.flags = MB_MC_F_COPY;
@@ -713,7 +684,7 @@ static void test_submit_move(void **state)
 	ops[n++].u.move_copy.mids = mids; /* 3 */
 	n += opbatch_compose(ops + n, MB_FID(mbx, MB_FID_SENT), 7, mp, 3,
 			     MB_OP_SUBMIT); /* 4..6: a second submit, handle 7 again */
-	ops[n++] = storetest_op(MB_OP_LOGOFF);
+	ops[n++] = opbatch_op(MB_OP_LOGOFF);
 	struct mb_reply rep;
 	assert_int_equal(mb_client_call(a, ops, (uint16_t)n, &rep), 0);
 	for (int i = 0; i < n; i++) {
