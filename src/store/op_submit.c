@@ -45,7 +45,7 @@ int mb__submit_begin(struct dbw *w, struct req *r, struct handle *h)
 	struct mb_store *st = r->st;
 	struct mb_prop *props;
 	uint16_t n;
-	int rc = mb__handle_merged(w, r, h, &props, &n);
+	int rc = mb__handle_merged(w, r, h, true, &props, &n);
 	if (rc)
 		return rc;
 	const struct mb_prop *rp = mb_props_find(props, n, MB_PR_RECIPIENTS);

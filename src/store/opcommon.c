@@ -289,9 +289,10 @@ void mb__msg_in_from_props(struct mb_msg_in *in, const struct mb_prop *props, ui
 }
 
 /* Message contents of a handle: stored props merged with the handle's
- * changes (handle wins), as one array in the arena. */
-int mb__handle_merged(struct dbw *w, struct req *r, struct handle *h, struct mb_prop **out,
-		      uint16_t *nout)
+ * changes (handle wins), as one array in the arena; the stored body only
+ * when with_body. */
+int mb__handle_merged(struct dbw *w, struct req *r, struct handle *h, bool with_body,
+		      struct mb_prop **out, uint16_t *nout)
 {
 	struct mb_prop *stored = NULL;
 	uint16_t nstored = 0;
@@ -320,7 +321,7 @@ int mb__handle_merged(struct dbw *w, struct req *r, struct handle *h, struct mb_
 						 MB_PR_START_DATE,    MB_PR_END_DATE,
 						 MB_PR_BUSY_STATUS,   MB_PR_BODY};
 		for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++) {
-			if (mb__handle_prop(h, fixed[i]))
+			if (mb__handle_prop(h, fixed[i]) || (fixed[i] == MB_PR_BODY && !with_body))
 				continue;
 			struct mb_prop v;
 			rc = mb__msg_column(w, r, mailbox, &rec, NULL, 0, fixed[i], &v);

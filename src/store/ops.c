@@ -492,12 +492,15 @@ static int op_save(struct dbw *w, struct req *r, struct mb_op *op, struct mb_op_
 		return MB_ENOTFOUND;
 	if (h->kind != H_MESSAGE && h->kind != H_DRAFT)
 		return MB_ESTATE;
-	rc = mb__handle_merged(w, r, h, &props, &n);
+	/* an edit that leaves the body alone (a read flag) does not rewrite it */
+	bool body = h->kind == H_DRAFT || mb__handle_prop(h, MB_PR_BODY);
+	rc = mb__handle_merged(w, r, h, body, &props, &n);
 	if (rc)
 		return rc;
 	if (n > MB_PROTO_MAX_PROPS + 8)
 		return MB_ETOOBIG;
 	mb__msg_in_from_props(&in, props, n, rest, &nrest, mb_wall_ms());
+	in.keep_body = !body;
 	struct mb_attach_in att[MB_SCHEMA_MAX_ATTACH];
 	if (h->kind == H_DRAFT)
 		draft_attachments(h, att, &in);

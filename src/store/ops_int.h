@@ -64,9 +64,10 @@ int mb__collect_appt(void *arg, uint64_t mid, int64_t start, int64_t end, uint32
 void mb__msg_in_from_props(struct mb_msg_in *in, const struct mb_prop *props, uint16_t n,
 			   struct mb_prop *rest, uint16_t *nrest, int64_t default_time);
 /* Message contents of a handle: stored props merged with the handle's
- * changes (handle wins), as one array in the arena. */
-int mb__handle_merged(struct dbw *w, struct req *r, struct handle *h, struct mb_prop **out,
-		      uint16_t *nout);
+ * changes (handle wins), as one array in the arena; the stored body only
+ * when with_body (a save that does not change the body keeps it stored). */
+int mb__handle_merged(struct dbw *w, struct req *r, struct handle *h, bool with_body,
+		      struct mb_prop **out, uint16_t *nout);
 
 /* collecting scans (opcommon.c mb__collect_*) */
 struct mid_list {

@@ -106,6 +106,7 @@ struct mb_msg_in {
 	uint16_t nprops;
 	const void *body;
 	uint32_t body_len;
+	bool keep_body; /* update: the stored body stays (body, body_len unused) */
 	const struct mb_attach_in *attach; /* new messages only (add) */
 	uint16_t nattach;		   /* <= MB_SCHEMA_MAX_ATTACH */
 };

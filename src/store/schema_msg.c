@@ -341,6 +341,8 @@ int mb_schema_msg_update(struct mb_schema *s, uint32_t mailbox, uint64_t mid,
 	r.mid = mid;
 	r.cn = m.next_cn++;
 	r.nattach = old.nattach; /* an update keeps the attachments */
+	if (in->keep_body)
+		r.body_len = old.body_len;
 	uint64_t att = 0;
 	for (uint16_t i = 1; i <= old.nattach; i++) {
 		struct mb_attach_rec a;
@@ -350,10 +352,10 @@ int mb_schema_msg_update(struct mb_schema *s, uint32_t mailbox, uint64_t mid,
 	rc = msg_encode(tmp, &r, in->props, in->nprops);
 	if (rc)
 		return rc;
-	r.size = (uint32_t)(mb_buf_len(tmp) + in->body_len + att);
+	r.size = (uint32_t)(mb_buf_len(tmp) + r.body_len + att);
 	le32(mb_buf_data(tmp) + 24, r.size);
 	rc = msg_put_raw(s, mailbox, mid, tmp);
-	if (!rc) {
+	if (!rc && !in->keep_body) {
 		if (in->body_len)
 			rc = mb_tree_put(s->bodies, k, k_msg(k, mailbox, mid), in->body,
 					 in->body_len, 0);

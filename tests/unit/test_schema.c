@@ -251,6 +251,49 @@ static void test_changes_and_tombstones(void **state)
 	mb_val_free(&v);
 }
 
+/* An update that does not change the body (a read flag) keeps the stored
+ * body and counts it in PR_MESSAGE_SIZE; one with a body replaces it. */
+static void test_update_keeps_body(void **state)
+{
+	struct fx *f = *state;
+	uint64_t mid = add(f, 1, MB_FID_INBOX, 7000, 0, "kept", NULL);
+	struct mb_val v = MB_VAL_INIT;
+	struct mb_msg_rec before, after;
+	assert_int_equal(mb_schema_msg_get(f->s, 1, mid, &v, &before), 0);
+	struct mb_prop p = mb_prop_str(MB_PR_SUBJECT, "kept");
+	struct mb_msg_in in;
+	memset(&in, 0, sizeof(in));
+	in.time = 7000;
+	in.flags = MB_MSGFLAG_READ;
+	in.props = &p;
+	in.nprops = 1;
+	in.keep_body = true;
+	assert_int_equal(mb_db_begin(f->db), 0);
+	assert_int_equal(mb_schema_msg_update(f->s, 1, mid, &in, f->tmp, NULL), 0);
+	assert_int_equal(mb_db_commit(f->db), 0);
+	assert_int_equal(mb_schema_msg_get(f->s, 1, mid, &v, &after), 0);
+	assert_int_equal(after.flags, MB_MSGFLAG_READ);
+	assert_int_equal(after.body_len, 9);
+	assert_int_equal(after.size, before.size);
+	assert_int_equal(mb_schema_msg_body(f->s, 1, mid, &v), 0);
+	assert_int_equal(v.len, 9);
+	assert_memory_equal(v.data, "body text", 9);
+	/* with a body: replaced */
+	in.keep_body = false;
+	in.body = "new";
+	in.body_len = 3;
+	assert_int_equal(mb_db_begin(f->db), 0);
+	assert_int_equal(mb_schema_msg_update(f->s, 1, mid, &in, f->tmp, NULL), 0);
+	assert_int_equal(mb_db_commit(f->db), 0);
+	assert_int_equal(mb_schema_msg_get(f->s, 1, mid, &v, &after), 0);
+	assert_int_equal(after.body_len, 3);
+	assert_int_equal(after.size, before.size - 6);
+	assert_int_equal(mb_schema_msg_body(f->s, 1, mid, &v), 0);
+	assert_int_equal(v.len, 3);
+	assert_memory_equal(v.data, "new", 3);
+	mb_val_free(&v);
+}
+
 static int collect_appt(void *arg, uint64_t mid, int64_t start, int64_t end, uint32_t busy)
 {
 	int *n = arg;
@@ -308,6 +351,7 @@ int main(void)
 	    cmocka_unit_test(test_mailbox_and_folders),
 	    cmocka_unit_test(test_messages_order_and_paging),
 	    cmocka_unit_test(test_changes_and_tombstones),
+	    cmocka_unit_test(test_update_keeps_body),
 	    cmocka_unit_test(test_calendar_and_reopen),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
