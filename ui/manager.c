@@ -132,8 +132,9 @@ void mb_console_draw(struct mb_console *c)
 		    "2  disk full (fill the data directory's file system for 20 s)",
 		    "3  log I/O errors for 10 s     4  slow disk (+20 ms) for 10 s",
 		    "5  the store stops reading for 5 s",
-		    "6  database file I/O errors (reads, writes) for 10 s   Esc: cancel"};
-		mb_w_dialog("fault", l, 6, 50);
+		    "6  database file I/O errors (reads, writes) for 10 s",
+		    "7  disk below the store's free-space reserve for 10 s   Esc: cancel"};
+		mb_w_dialog("fault", l, 7, 50);
 	}
 	if (c->confirm_reinit) {
 		static const char *const l[] = {
@@ -178,11 +179,11 @@ void mb_console_key(struct mb_console *c, int key)
 		return;
 	}
 	if (c->fault_menu) {
-		static const char *const specs[] = {"kill-store@0s", "disk-full@0s",
-						    "io-error@0s",   "slow-disk@0s",
-						    "net-drop@0s",   "io-error@0s:eio:db"};
+		static const char *const specs[] = {
+		    "kill-store@0s", "disk-full@0s",	   "io-error@0s", "slow-disk@0s",
+		    "net-drop@0s",   "io-error@0s:eio:db", "low-disk@0s"};
 		c->fault_menu = false;
-		if (key >= '1' && key <= '6') {
+		if (key >= '1' && key <= '7') {
 			char err[256];
 			if (mb_session_inject_fault(c->s, specs[key - '1'], err, sizeof(err)))
 				mb_console_status(c, true, "%s", err);

@@ -37,7 +37,8 @@
 	X(MB_ECHILD, -23, "child process failed")                                                  \
 	X(MB_EMFILE, -24, "too many open files")                                                   \
 	X(MB_EROFS, -25, "read-only file system")                                                  \
-	X(MB_ETLS, -26, "TLS failure (handshake, certificate or record)")
+	X(MB_ETLS, -26, "TLS failure (handshake, certificate or record)")                          \
+	X(MB_ELOWDISK, -27, "refused: the store's disk is below its free-space reserve")
 
 enum mb_error {
 #define MB_X_ENUM(name, value, msg) name = value,

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -80,6 +81,15 @@ static int px_sync_dir(void *ctx, const char *dir)
 	return r;
 }
 
+static int px_free_space(void *ctx, const char *path, uint64_t *out)
+{
+	struct statvfs sv;
+	if (statvfs(path, &sv) < 0)
+		return -errno;
+	*out = (uint64_t)sv.f_bavail * (uint64_t)sv.f_frsize;
+	return 0;
+}
+
 static const struct mb_vfs posix_vfs = {
     .ctx = NULL,
     .open = px_open,
@@ -92,6 +102,7 @@ static const struct mb_vfs posix_vfs = {
     .unlink = px_unlink,
     .rename = px_rename,
     .sync_dir = px_sync_dir,
+    .free_space = px_free_space,
 };
 
 const struct mb_vfs *mb_vfs_posix(void) { return &posix_vfs; }
@@ -524,6 +535,16 @@ int mb_io_sync_dir(struct mb_io *io, const char *dir)
 	return r < 0 ? mb_from_errno(-r) : 0;
 }
 
+int mb_io_free_space(struct mb_io *io, const char *path, uint64_t *out)
+{
+	if (!io->vfs->free_space)
+		return MB_EUNSUPPORTED;
+	int r = io->vfs->free_space(io->vfs->ctx, path, out);
+	if (r == -ENOSYS)
+		return MB_EUNSUPPORTED;
+	return r < 0 ? mb_from_errno(-r) : 0;
+}
+
 void *mb_io_alloc(size_t len)
 {
 	size_t n = (len + MB_IO_ALIGN - 1) / MB_IO_ALIGN * MB_IO_ALIGN;
@@ -692,6 +713,25 @@ static int ft_sync_dir(void *ctx, const char *dir)
 	return f->inner->sync_dir(f->inner->ctx, dir);
 }
 
+static int ft_free_space(void *ctx, const char *path, uint64_t *out)
+{
+	struct mb_fault *f = ctx;
+	if (atomic_load(&f->armed)) {
+		pthread_mutex_lock(&f->lock);
+		bool low = f->rule.type == MB_FAULT_LOW_DISK;
+		uint64_t v = f->rule.free_bytes;
+		pthread_mutex_unlock(&f->lock);
+		if (low) {
+			atomic_fetch_add(&f->fired, 1);
+			*out = v;
+			return 0;
+		}
+	}
+	if (!f->inner->free_space)
+		return -ENOSYS;
+	return f->inner->free_space(f->inner->ctx, path, out);
+}
+
 int mb_fault_create(const struct mb_vfs *inner, struct mb_fault **out)
 {
 	struct mb_fault *f = calloc(1, sizeof(*f));
@@ -711,6 +751,7 @@ int mb_fault_create(const struct mb_vfs *inner, struct mb_fault **out)
 	    .unlink = ft_unlink,
 	    .rename = ft_rename,
 	    .sync_dir = ft_sync_dir,
+	    .free_space = ft_free_space,
 	};
 	*out = f;
 	return 0;

@@ -84,6 +84,9 @@ struct mb_vfs {
 	int (*rename)(void *ctx, const char *from, const char *to);
 	/* fsync the directory itself (after create, rename, unlink). */
 	int (*sync_dir)(void *ctx, const char *dir);
+	/* Bytes an unprivileged user may still write in path's file system
+	 * (statvfs: f_bavail x f_frsize).  May be NULL: not known. */
+	int (*free_space)(void *ctx, const char *path, uint64_t *out);
 };
 
 /* The real POSIX table (static, never freed). */
@@ -104,6 +107,8 @@ const struct mb_vfs *mb_vfs_posix(void);
  *   MB_FAULT_EMFILE       an open fails with EMFILE (no descriptor left)
  *   MB_FAULT_DELAY        the call sleeps delay_us first, then goes through
  *                         (a slow disk)
+ *   MB_FAULT_LOW_DISK     free_space answers free_bytes (a nearly full file
+ *                         system, without filling one); other calls pass
  * Arming replaces the previous rule; mb_fault_disarm() makes it transparent. */
 enum mb_fault_type {
 	MB_FAULT_NONE = 0,
@@ -113,6 +118,7 @@ enum mb_fault_type {
 	MB_FAULT_SYNC,
 	MB_FAULT_EMFILE,
 	MB_FAULT_DELAY,
+	MB_FAULT_LOW_DISK,
 };
 
 enum mb_fault_op {
@@ -130,6 +136,7 @@ struct mb_fault_rule {
 	uint64_t nth;	     /* fire on the nth matching call (1 = the next one) */
 	bool sticky;	     /* keep failing after the first firing */
 	uint32_t delay_us;   /* MB_FAULT_DELAY */
+	uint64_t free_bytes; /* MB_FAULT_LOW_DISK */
 };
 
 struct mb_fault;
@@ -192,6 +199,9 @@ int mb_io_copy_file(const char *src, const char *dst, bool *reflinked);
 int mb_io_unlink(struct mb_io *io, const char *path);
 int mb_io_rename(struct mb_io *io, const char *from, const char *to);
 int mb_io_sync_dir(struct mb_io *io, const char *dir);
+/* Bytes still free for an unprivileged user in path's file system, through
+ * the vfs.  MB_EUNSUPPORTED when the vfs cannot tell. */
+int mb_io_free_space(struct mb_io *io, const char *path, uint64_t *out);
 
 /* Buffers aligned to MB_IO_ALIGN (len rounded up); free with mb_io_free.
  * NULL when out of memory. */

@@ -652,6 +652,8 @@ const struct mb_cmd_entry mb_cmd_run_entry = {
 	      "                             (default), db (database files) or all\n"
 	      "  slow-disk@T[:MS][+DUR]     add MS ms to every store I/O (20 ms, 10 s)\n"
 	      "  net-drop@T[:S]             the store stops reading for S s (5)\n"
+	      "  low-disk@T[:MB][+DUR]      the store sees MB MiB free (0): its free-space\n"
+	      "                             reserve refuses new content (10 s)\n"
 	      "  T and DUR in seconds (suffix s or m)\n\n"
 	      "The verdict fails when a threshold fails (failed actions: more than\n"
 	      "thresholds.actions_failed_pct of done, default 0.1%), a storage group was in the\n"

@@ -124,11 +124,9 @@ int mb_fault_parse(const char *text, struct mb_fault_spec *out, char *err, size_
 		const char *name;
 		enum mb_fault_kind kind;
 		double dur;
-	} kinds[] = {{"kill-store", MB_FK_KILL_STORE, 0},
-		     {"disk-full", MB_FK_DISK_FULL, 20},
-		     {"io-error", MB_FK_IO_ERROR, 10},
-		     {"slow-disk", MB_FK_SLOW_DISK, 10},
-		     {"net-drop", MB_FK_NET_DROP, 5}};
+	} kinds[] = {{"kill-store", MB_FK_KILL_STORE, 0}, {"disk-full", MB_FK_DISK_FULL, 20},
+		     {"io-error", MB_FK_IO_ERROR, 10},	  {"slow-disk", MB_FK_SLOW_DISK, 10},
+		     {"net-drop", MB_FK_NET_DROP, 5},	  {"low-disk", MB_FK_LOW_DISK, 10}};
 	memset(out, 0, sizeof(*out));
 	snprintf(out->text, sizeof(out->text), "%s", text);
 	const char *at = strchr(text, '@');
@@ -140,7 +138,8 @@ int mb_fault_parse(const char *text, struct mb_fault_spec *out, char *err, size_
 	if (k < 0) {
 		snprintf(
 		    err, errlen,
-		    "'%s': unknown fault (kill-store, disk-full, io-error, slow-disk, net-drop)",
+		    "'%s': unknown fault (kill-store, disk-full, io-error, slow-disk, net-drop, "
+		    "low-disk)",
 		    text);
 		return MB_EINVAL;
 	}
@@ -220,6 +219,16 @@ int mb_fault_parse(const char *text, struct mb_fault_spec *out, char *err, size_
 				return MB_EINVAL;
 			}
 			break;
+		case MB_FK_LOW_DISK: {
+			unsigned long v = strtoul(p, &q, 10);
+			if (q == p || v > 1u << 24) {
+				snprintf(err, errlen, "'%s': low-disk:MB is 0 .. 16777216 MiB free",
+					 text);
+				return MB_EINVAL;
+			}
+			out->free_mb = (uint32_t)v;
+			break;
+		}
 		case MB_FK_KILL_STORE:
 			snprintf(err, errlen, "'%s': kill-store takes no argument", text);
 			return MB_EINVAL;
@@ -451,6 +460,12 @@ static int begin_fault(struct fault *x)
 		rc = f->ops.store_control(f->ops.arg, line);
 		snprintf(x->note, sizeof(x->note), "store I/O +%u ms", x->sp.ms);
 		break;
+	case MB_FK_LOW_DISK:
+		snprintf(line, sizeof(line), "{\"fault\":\"low-disk\",\"mb\":%u}", x->sp.free_mb);
+		rc = f->ops.store_control(f->ops.arg, line);
+		snprintf(x->note, sizeof(x->note),
+			 "store sees %u MiB free: its reserve refuses new content", x->sp.free_mb);
+		break;
 	case MB_FK_NET_DROP:
 		snprintf(line, sizeof(line), "{\"fault\":\"net-drop\",\"s\":%g}", x->sp.dur_s);
 		rc = f->ops.store_control(f->ops.arg, line);
@@ -485,6 +500,7 @@ static void end_fault(struct fault *x)
 		break;
 	case MB_FK_IO_ERROR:
 	case MB_FK_SLOW_DISK:
+	case MB_FK_LOW_DISK:
 		f->ops.store_control(f->ops.arg, "{\"fault\":\"clear\"}");
 		break;
 	default:

@@ -15,6 +15,9 @@
  *                           (default), db (database files) or all; 10 s
  *   slow-disk@T:MS[+DUR]    every engine I/O of the store waits MS ms first
  *                           (default 20 ms, 10 s)
+ *   low-disk@T[:MB][+DUR]   the store's I/O layer answers that its file
+ *                           systems have MB MiB free (default 0), so its
+ *                           free-space reserve refuses new content (10 s)
  *   net-drop@T:S            the store stops reading its connections for S
  *                           seconds (default 5)
  *
@@ -46,17 +49,19 @@ enum mb_fault_kind {
 	MB_FK_IO_ERROR,
 	MB_FK_SLOW_DISK,
 	MB_FK_NET_DROP,
+	MB_FK_LOW_DISK,
 };
 
 struct mb_fault_spec {
 	enum mb_fault_kind kind;
-	double at_s;   /* after the load started (ignored when injected now) */
-	double dur_s;  /* how long it lasts (0: instant) */
-	uint64_t size; /* disk-full: bytes (0: until full) */
-	char mode[16]; /* io-error: eio, enospc, fsync */
-	char files[8]; /* io-error: log, db, all */
-	uint32_t ms;   /* slow-disk */
-	char text[64]; /* the spec as given */
+	double at_s;	  /* after the load started (ignored when injected now) */
+	double dur_s;	  /* how long it lasts (0: instant) */
+	uint64_t size;	  /* disk-full: bytes (0: until full) */
+	char mode[16];	  /* io-error: eio, enospc, fsync */
+	char files[8];	  /* io-error: log, db, all */
+	uint32_t ms;	  /* slow-disk */
+	uint32_t free_mb; /* low-disk: MiB free */
+	char text[64];	  /* the spec as given */
 };
 
 /* 0, or MB_EINVAL with err naming the part that is wrong. */

@@ -135,7 +135,14 @@ void mb_summary_evaluate(struct mb_run_summary *s)
 			mb_format_value((enum mb_counter_id)i, true, s->avg[i], v, sizeof(v));
 			mb_threshold_text(&s->thresholds.counter[i], (enum mb_counter_id)i, th,
 					  sizeof(th));
-			if (i == MB_C_ACTIONS_FAILED_PCT)
+			if (i == MB_C_ACTIONS_FAILED_PCT && s->health.nfail_causes > 0)
+				add_reason(s,
+					   "%.0f of %.0f actions failed (%s%% of done; threshold "
+					   "%s), most by %s: %s",
+					   failed, done + failed, v, th,
+					   s->health.fail_causes[0].cause,
+					   s->health.fail_causes[0].what);
+			else if (i == MB_C_ACTIONS_FAILED_PCT)
 				add_reason(
 				    s, "%.0f of %.0f actions failed (%s%% of done; threshold %s)",
 				    failed, done + failed, v, th);

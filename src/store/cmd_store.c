@@ -22,7 +22,7 @@ struct store_args {
 	const char *listen;
 	int stats_fd, compression, compress_min, max_connections, idle_timeout;
 	int logon_timeout, frame_timeout, prelogon_frame, partial_budget_mb;
-	int held_session_mb, held_store_mb;
+	int held_session_mb, held_store_mb, min_free_mb;
 	double cache_mb;
 	const char *dump_payloads;
 };
@@ -93,6 +93,7 @@ static int store_main(void *args, int argc, char **argv)
 	o.partial_budget_mb = a->partial_budget_mb;
 	o.held_session_mb = a->held_session_mb;
 	o.held_store_mb = a->held_store_mb;
+	o.min_free_mb = a->min_free_mb;
 	o.dump_payloads = a->dump_payloads;
 	/* ~25 threads (database owners, write-back, log writers) would each
 	 * get a malloc arena holding on to freed memory: 4 are enough */
@@ -235,6 +236,18 @@ static const struct mb_opt store_opts[] = {
      .dtext = "1024",
      .help = "MiB all sessions' handles may hold together; an operation that would pass it "
 	     "fails (MB_EFULL)"},
+    {.path = "min-free-mb",
+     .flag = "min-free-mb",
+     .metavar = "N",
+     .type = MB_OT_INT,
+     .off = offsetof(SA, min_free_mb),
+     .def = MB_STORE_MIN_FREE_MB,
+     .min = 0,
+     .max = 1 << 24,
+     .dtext = "256",
+     .help = "MiB that must stay free in the data (and log) directory's file system: below "
+	     "it operations that add content (new messages, submissions, copies, imports) fail "
+	     "(MB_ELOWDISK) while reads, flags, moves and deletes go on; 0: off"},
     {.path = "dump-payloads",
      .flag = "dump-payloads",
      .metavar = "FILE",

@@ -5,7 +5,9 @@
  * for S seconds; handed to the loop thread through ctl_async).
  *
  * Lines (JSON, one per line): {"fault":"io-error","mode":"eio|enospc|fsync"},
- * {"fault":"slow-disk","ms":N}, {"fault":"clear"}, {"fault":"net-drop","s":S}.
+ * {"fault":"slow-disk","ms":N}, {"fault":"low-disk","mb":N} (the file
+ * systems' free space reads N MiB: the reserve of reserve.c, without
+ * filling a disk), {"fault":"clear"}, {"fault":"net-drop","s":S}.
  * Anything else is ignored; an over-long line is dropped.
  */
 #include "config.h"
@@ -66,8 +68,18 @@ static void ctl_line(struct mb_store *st, const char *line)
 		mb_fault_arm(st->fault, &r);
 		fprintf(stderr, "mailbench store: injected fault: every I/O +%u ms\n",
 			r.delay_us / 1000);
+	} else if (!strcmp(fault, "low-disk")) {
+		r.type = MB_FAULT_LOW_DISK;
+		r.op = MB_FAULT_ON_ANY;
+		r.kind = -1;
+		json_int_t mb = json_integer_value(json_object_get(j, "mb"));
+		r.free_bytes = (uint64_t)(mb > 0 ? mb : 0) << 20;
+		mb_fault_arm(st->fault, &r);
+		fprintf(stderr, "mailbench store: injected fault: %lld MiB free\n", (long long)mb);
+		mb__reserve_look(st);
 	} else if (!strcmp(fault, "clear")) {
 		mb_fault_disarm(st->fault);
+		mb__reserve_look(st);
 		fprintf(stderr, "mailbench store: injected fault cleared\n");
 	} else if (!strcmp(fault, "net-drop")) {
 		pthread_mutex_lock(&ls->ctl_mu);

@@ -8,7 +8,7 @@ src_store_libmbstore_a_SOURCES = \
 	src/store/store.h src/store/store_int.h \
 	src/store/ops.c src/store/ops_int.h src/store/handles.c src/store/opcommon.c \
 	src/store/op_submit.c src/store/op_calendar.c src/store/op_sync.c \
-	src/store/op_attach.c src/store/op_book.c \
+	src/store/op_attach.c src/store/op_book.c src/store/reserve.c \
 	src/store/server.c src/store/loop.h \
 	src/store/net.c src/store/net.h src/store/queue.c \
 	src/store/workers.c src/store/workers.h src/store/groups.c src/store/groups.h \
@@ -38,6 +38,7 @@ MB_UNIT_TESTS += tests/unit/test_schema
 
 MB_UNIT_TESTS += tests/unit/test_server
 MB_UNIT_TESTS += tests/unit/test_held
+MB_UNIT_TESTS += tests/unit/test_reserve
 MB_UNIT_TESTS += tests/unit/test_replies
 # headers shared by this part's unit tests
 EXTRA_DIST += tests/unit/burn.h tests/unit/storetest.h tests/opbatch.h

@@ -56,6 +56,7 @@ void mb_store_opts_init(struct mb_store_opts *o)
 	o->partial_budget_mb = 256;
 	o->held_session_mb = MB_STORE_HELD_SESSION_MB;
 	o->held_store_mb = MB_STORE_HELD_MB;
+	o->min_free_mb = MB_STORE_MIN_FREE_MB;
 	o->logon_timeout_s = 30;
 	o->frame_timeout_s = 30;
 }
@@ -232,6 +233,7 @@ int mb_store_create(const struct mb_store_opts *o, struct mb_store **out, char *
 		goto fail;
 	}
 	set_conn_cap(st);
+	mb__reserve_init(st);
 
 	/* the loop */
 	uv_loop_init(&ls->loop);

@@ -213,12 +213,23 @@ void mb__stats_on_timer(uv_timer_t *t)
 		      (json_int_t)atomic_load(&st->held.total), "held_session_max",
 		      (json_int_t)st->held.session_max, "held_store_max",
 		      (json_int_t)st->held.store_max));
-	json_object_set_new(
-	    sx, "refused",
-	    json_pack("{s:I,s:I,s:I,s:I,s:I}", "fd_cap", (json_int_t)ls->refused_fdcap, "memory",
-		      (json_int_t)ls->refused_memory, "timeout", (json_int_t)ls->refused_timeout,
-		      "max_connections", (json_int_t)ls->conns_refused, "held",
-		      (json_int_t)atomic_load(&st->held.refused)));
+	/* the free-space reserve: looked at now, so the figure is this second's */
+	mb__reserve_look(st);
+	json_t *lim = json_object_get(sx, "limits");
+	json_object_set_new(lim, "min_free", json_integer((json_int_t)st->reserve.min_free));
+	json_object_set_new(lim, "disk_free",
+			    atomic_load(&st->reserve.known)
+				? json_integer((json_int_t)atomic_load(&st->reserve.free))
+				: json_null());
+	json_object_set_new(lim, "disk_low", json_boolean(atomic_load(&st->reserve.low)));
+	json_object_set_new(sx, "refused",
+			    json_pack("{s:I,s:I,s:I,s:I,s:I,s:I}", "fd_cap",
+				      (json_int_t)ls->refused_fdcap, "memory",
+				      (json_int_t)ls->refused_memory, "timeout",
+				      (json_int_t)ls->refused_timeout, "max_connections",
+				      (json_int_t)ls->conns_refused, "held",
+				      (json_int_t)atomic_load(&st->held.refused), "disk",
+				      (json_int_t)atomic_load(&st->reserve.refused)));
 	if (mb_stats_write(ls->stats, dt, value, has, h, x) == MB_ECLOSED) {
 		mb_stats_writer_destroy(ls->stats);
 		ls->stats = NULL;

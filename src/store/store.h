@@ -45,6 +45,10 @@ struct mb_store_opts {
 	 * MB_STORE_HELD_MB): past them an operation fails with MB_EFULL */
 	int held_session_mb;
 	int held_store_mb;
+	/* MiB that must stay free in the data (and log) directory's file
+	 * system: below it operations that add content fail with MB_ELOWDISK
+	 * (reserve.c); 0: off.  mb_store_opts_init: MB_STORE_MIN_FREE_MB */
+	int min_free_mb;
 	bool install_signals; /* SIGTERM/SIGINT stop the store (the command) */
 	/* NULL or "": off; else every payload in and out, uncompressed, is
 	 * appended to this file (net.c) */
@@ -54,6 +58,7 @@ void mb_store_opts_init(struct mb_store_opts *o);
 #define MB_STORE_PRELOGON_FRAME (64u << 10)
 #define MB_STORE_HELD_SESSION_MB 64
 #define MB_STORE_HELD_MB 1024
+#define MB_STORE_MIN_FREE_MB 256
 
 struct mb_store;
 /* Errors are explained in err (e.g. "DATA/topology.json: ..."). */

@@ -37,6 +37,18 @@ struct held_budget {
 	size_t session_max, store_max;
 	atomic_uint_fast64_t refused; /* operations refused for held bytes */
 };
+/* The free-space reserve (reserve.c): below min_free bytes free in the
+ * file systems of paths, operations that add content fail with
+ * MB_ELOWDISK. */
+struct disk_reserve {
+	uint64_t min_free; /* bytes; 0: off */
+	int npaths;
+	char paths[2][4096];		 /* the data directory; the log directory */
+	atomic_uint_fast64_t free;	 /* the least free bytes among them, last look */
+	atomic_uint_fast64_t checked_ns; /* when looked */
+	atomic_uint_fast64_t refused;	 /* operations refused */
+	atomic_bool known, low;		 /* free space known; below the reserve */
+};
 #define MB_REQ_ARENA (24u << 20)
 #define MB_REPLY_BUDGET (3u << 20) /* reply payload bytes we allow ourselves */
 
@@ -216,9 +228,20 @@ struct mb_store {
 	atomic_bool pause;
 	int paused;
 	struct held_budget held; /* what all sessions' handles hold (handles.c) */
+	struct disk_reserve reserve;
 	/* the rest belongs to the loop thread: see loop.h */
 	void *loop_state;
 };
+
+/* reserve.c: set up (after the I/O layer and topology) and look at the free
+ * space once; look again now (the stats thread); 0, or MB_ELOWDISK when
+ * the disk is below the reserve (counts the refusal; looks again when the
+ * last look is older than 100 ms); whether op adds content (session s's
+ * handles say what a save is). */
+void mb__reserve_init(struct mb_store *st);
+void mb__reserve_look(struct mb_store *st);
+int mb__reserve_check(struct mb_store *st);
+bool mb__op_adds_content(struct session *s, const struct mb_op *op);
 
 /* ops.c: run a request's operations on worker w from req->next_op until it
  * is finished (returns 0: the caller releases the execution token) or must

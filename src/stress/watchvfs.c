@@ -129,6 +129,14 @@ static int wv_sync_dir(void *ctx, const char *dir)
 	return w->inner->sync_dir(w->inner->ctx, dir);
 }
 
+static int wv_free_space(void *ctx, const char *path, uint64_t *out)
+{
+	struct mb_watchvfs *w = ctx;
+	if (!w->inner->free_space)
+		return -ENOSYS;
+	return w->inner->free_space(w->inner->ctx, path, out);
+}
+
 struct mb_watchvfs *mb_watchvfs_create(const struct mb_vfs *inner)
 {
 	struct mb_watchvfs *w = calloc(1, sizeof(*w));
@@ -139,7 +147,7 @@ struct mb_watchvfs *mb_watchvfs_create(const struct mb_vfs *inner)
 	atomic_init(&w->errors, 0);
 	w->vfs = (struct mb_vfs){w,	    wv_open,   wv_close,     wv_pread,
 				 wv_pwrite, wv_sync,   wv_fallocate, wv_ftruncate,
-				 wv_unlink, wv_rename, wv_sync_dir};
+				 wv_unlink, wv_rename, wv_sync_dir,  wv_free_space};
 	return w;
 }
 

@@ -24,6 +24,15 @@
  *                                        the connection still answering),
  *                                        print "held MIB MiB in N sessions,
  *                                        REFUSED refused", keep them S seconds
+ *   mb-client ADDR:PORT DATA fill USER MIB  save messages of 1 MiB bodies
+ *                                        (hardly compressible) in USER's
+ *                                        Inbox until the store refuses
+ *                                        (MB_ELOWDISK, its free-space
+ *                                        reserve) or MIB MiB are saved; then
+ *                                        a flag change must pass, a submit be
+ *                                        refused and the delete of what was
+ *                                        saved pass; prints "filled N MiB"
+ *                                        and "refused" when it was
  *
  * Exit 0 when every check held, 1 otherwise (the failing check is printed).
  */
@@ -468,8 +477,6 @@ static int deliver(struct mb_client *a, int n, size_t body_len)
 	return 0;
 }
 
-/* Hold n idle connections (more than the store's cap) while a logged-on
- * client keeps delivering; then close them and log on anew. */
 /* hold: what N sessions can make the store hold in drafts before it
  * refuses (the store's held-bytes limits, docs/PROTOCOL.md). */
 static int hold(int idx, int n, int secs)
@@ -534,6 +541,104 @@ static int hold(int idx, int n, int secs)
 	return 0;
 }
 
+/* fill: what a client can add before the free-space reserve refuses it,
+ * and what still works then (docs/PROTOCOL.md, limits). */
+static int fill(int idx, long max_mib)
+{
+	enum { BODY = 1 << 20, MAXMSG = 1 << 16 };
+	struct mb_client *c;
+	if (connect_as(idx, 0, &c))
+		return 1;
+	uint64_t inbox = MB_FID(mb_client_mailbox(c), MB_FID_INBOX);
+	char *body = malloc(BODY + 1);
+	uint64_t *mids = malloc(MAXMSG * sizeof(*mids));
+	CHECK(body && mids, "out of memory");
+	uint64_t x = 88172645463325252ull; /* xorshift: letters a compressor cannot fold */
+	for (size_t i = 0; i < BODY; i++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		body[i] = (char)('a' + x % 26);
+	}
+	body[BODY] = '\0';
+	long n = 0;
+	int rc = 0;
+	while (n < max_mib && n < MAXMSG) {
+		struct mb_op ops[3];
+		struct mb_reply rep;
+		struct mb_prop props[3];
+		body[0] = (char)('a' + n % 26);
+		opbatch_mail_props(props, "fill", body, NULL, 0);
+		memset(ops, 0, sizeof(ops));
+		opbatch_compose(ops, inbox, 1, props, 2, MB_OP_SAVE_CHANGES);
+		rc = mb_client_call(c, ops, 3, &rep);
+		CHECK(rc == 0, "save %ld: %s", n, mb_strerror(rc));
+		rc = rep.ops[2].status;
+		if (rc)
+			break;
+		mids[n++] = rep.ops[2].u.saved.mid;
+	}
+	printf("filled %ld MiB in %ld saves\n", n, n);
+	if (rc) {
+		CHECK(rc == MB_ELOWDISK, "save %ld refused with %s, not MB_ELOWDISK", n,
+		      mb_errname(rc));
+		printf("refused (%s) after %ld MiB\n", mb_errname(rc), n);
+		/* a flag change of a stored message goes on */
+		CHECK(n > 0, "nothing saved before the refusal");
+		struct mb_op ops[3];
+		struct mb_reply rep;
+		struct mb_prop flag;
+		memset(&flag, 0, sizeof(flag));
+		flag.tag = MB_PR_MESSAGE_FLAGS;
+		flag.v.i = MB_MSGFLAG_READ;
+		memset(ops, 0, sizeof(ops));
+		ops[0].code = MB_OP_OPEN_MESSAGE;
+		ops[0].u.open_message.fid = inbox;
+		ops[0].u.open_message.mid = mids[0];
+		ops[0].u.open_message.handle = 2;
+		ops[1].code = MB_OP_SET_PROPS;
+		ops[1].u.set_props.handle = 2;
+		ops[1].u.set_props.n = 1;
+		ops[1].u.set_props.props = &flag;
+		ops[2].code = MB_OP_SAVE_CHANGES;
+		ops[2].u.save.handle = 2;
+		rc = mb_client_call(c, ops, 3, &rep);
+		CHECK(rc == 0 && rep.ops[0].status == 0 && rep.ops[1].status == 0 &&
+			  rep.ops[2].status == 0,
+		      "flag change under the reserve: %s, open %s, set %s, save %s",
+		      mb_strerror(rc), mb_errname(rep.ops[0].status), mb_errname(rep.ops[1].status),
+		      mb_errname(rep.ops[2].status));
+		/* a submission is new content */
+		struct mb_bytes to = mb_str(mb_topology_user(topo, idx)->name);
+		struct mb_prop sp[3];
+		opbatch_mail_props(sp, "refused", "a short note", &to, 1);
+		memset(ops, 0, sizeof(ops));
+		opbatch_compose(ops, MB_FID(mb_client_mailbox(c), MB_FID_SENT), 3, sp, 3,
+				MB_OP_SUBMIT);
+		rc = mb_client_call(c, ops, 3, &rep);
+		CHECK(rc == 0 && rep.ops[2].status == MB_ELOWDISK,
+		      "submit under the reserve: %s %s", mb_strerror(rc),
+		      mb_errname(rep.ops[2].status));
+		printf("under the reserve: flag change ok, submit refused\n");
+	}
+	/* and what was saved can be deleted (one at a time: a transaction's
+	 * pages, the freed ones too, must fit in the database cache) */
+	for (long i = 0; i < n; i++) {
+		struct mb_op op = opbatch_op(MB_OP_DELETE_MESSAGES);
+		struct mb_op_reply res;
+		op.u.del.fid = inbox;
+		op.u.del.n = 1;
+		op.u.del.mids = mids + i;
+		rc = one(c, &op, &res);
+		CHECK(rc == 0, "delete what was saved: %s", mb_errname(rc));
+	}
+	printf("deleted %ld\n", n);
+	mb_client_destroy(c);
+	free(body);
+	free(mids);
+	return 0;
+}
+
+/* Hold n idle connections (more than the store's cap) while a logged-on
+ * client keeps delivering; then close them and log on anew. */
 static int exhaust(int idx, int n)
 {
 	struct mb_client *a, *b;
@@ -762,6 +867,8 @@ int main(int argc, char **argv)
 		rc = send_n(idx, atoi(argv[5]));
 	} else if (!strcmp(cmd, "hold") && argc > 6) {
 		rc = hold(idx, atoi(argv[5]), atoi(argv[6]));
+	} else if (!strcmp(cmd, "fill") && argc > 5) {
+		rc = fill(idx, atol(argv[5]));
 	} else if (!strcmp(cmd, "exhaust") && argc > 5) {
 		rc = exhaust(idx, atoi(argv[5]));
 	} else if (!strcmp(argv[3], "flood") && argc > 5) {

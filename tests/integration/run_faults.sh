@@ -14,6 +14,9 @@
 #  - `--fault io-error@8s:eio:db+4s`: database reads and writes fail; the
 #    storage groups that meet it enter the ERROR state, are recovered in
 #    place, and 0 acknowledged writes are lost.
+#  - `--fault low-disk@6s+4s`: the store sees no free space; its reserve
+#    refuses new content (actions fail with MB_ELOWDISK), no storage group
+#    enters the ERROR state, the load recovers, 0 acknowledged writes lost.
 # Exit 77 when jq is missing.  Bounded by timeout; leaves no process.
 set -u
 : "${MAILBENCH:?}"
@@ -126,6 +129,23 @@ jq -e '.health.ack_check.ran and .health.ack_check.lost == 0 and .health.ack_che
 echo "database io-error: $(jq -r '.health.faults[0].note' "$T/dbio.json"); recovered in" \
 	"$(jq '.health.faults[0].recovery_s' "$T/dbio.json") s, $(jq '.health.ack_check.checked' "$T/dbio.json")" \
 	"acknowledged writes checked, 0 lost"
+# below the free-space reserve: new content refused, the store stays in
+# service
+timeout 180 "$MAILBENCH" run -s online --users 20 --scale 0.01 --accel 300 --duration 20 \
+	--warmup 4 --fault low-disk@6s+4s --data "$T/data" --json "$T/low.json" --no-save \
+	>"$T/low.out" 2>"$T/low.err"
+rc=$?
+[ "$rc" -eq 0 ] || [ "$rc" -eq 1 ] || fail "low-disk: exit $rc"
+grep -q "^fault low-disk@6s+4s .* recovery [0-9.]* s" "$T/low.out" ||
+	fail "low-disk: no recovery on screen"
+jq -e '.health.storage_group_errors == 0 and .health.faults[0].recovery_s >= 0 and
+	.health.faults[0].failed_during > 0 and
+	([.health.failed_actions_by_cause[] | select(.cause == "MB_ELOWDISK")] | length == 1) and
+	.health.ack_check.ran and .health.ack_check.lost == 0' "$T/low.json" >/dev/null ||
+	fail "low-disk: $(jq -c '.health' "$T/low.json")"
+echo "low-disk: $(jq '.health.faults[0].failed_during' "$T/low.json") actions refused" \
+	"(MB_ELOWDISK), no storage group in ERROR, recovered in" \
+	"$(jq '.health.faults[0].recovery_s' "$T/low.json") s, 0 acknowledged writes lost"
 pgrep -f "$T/" >/dev/null && fail "a process survived"
 echo "run_faults: OK"
 exit 0

@@ -34,11 +34,11 @@ static void *storetest_thread(void *arg)
 	return NULL;
 }
 
-/* users: how many; idle_s: the store's idle timeout (0: default);
- * held_session_mb, held_store_mb: the store's held-bytes limits (0:
- * default); returns 0 or -1 */
-static inline int storetest_start_with(struct storetest *t, int users, int idle_s,
-				       int held_session_mb, int held_store_mb)
+/* users: how many; the store's options are tmpl's (NULL: the defaults,
+ * mb_store_opts_init) with this data directory and a refusal delay of
+ * 100 ms; returns 0 or -1 */
+static inline int storetest_start_opts(struct storetest *t, int users,
+				       const struct mb_store_opts *tmpl)
 {
 	char nusers[16], path[400], err[512];
 	const char *tmp = getenv("TMPDIR");
@@ -58,15 +58,12 @@ static inline int storetest_start_with(struct storetest *t, int users, int idle_
 	if (mb_topology_read(path, &t->topo, err, sizeof(err)))
 		return -1;
 	struct mb_store_opts o;
-	mb_store_opts_init(&o);
+	if (tmpl)
+		o = *tmpl;
+	else
+		mb_store_opts_init(&o);
 	o.data = t->data;
 	o.auth_delay_ms = 100;
-	if (idle_s > 0)
-		o.idle_timeout_s = idle_s;
-	if (held_session_mb > 0)
-		o.held_session_mb = held_session_mb;
-	if (held_store_mb > 0)
-		o.held_store_mb = held_store_mb;
 	if (mb_store_create(&o, &t->st, err, sizeof(err))) {
 		fprintf(stderr, "store: %s\n", err);
 		return -1;
@@ -74,6 +71,23 @@ static inline int storetest_start_with(struct storetest *t, int users, int idle_
 	t->port = mb_store_port(t->st);
 	pthread_create(&t->th, NULL, storetest_thread, t);
 	return 0;
+}
+
+/* users: how many; idle_s: the store's idle timeout (0: default);
+ * held_session_mb, held_store_mb: the store's held-bytes limits (0:
+ * default); returns 0 or -1 */
+static inline int storetest_start_with(struct storetest *t, int users, int idle_s,
+				       int held_session_mb, int held_store_mb)
+{
+	struct mb_store_opts o;
+	mb_store_opts_init(&o);
+	if (idle_s > 0)
+		o.idle_timeout_s = idle_s;
+	if (held_session_mb > 0)
+		o.held_session_mb = held_session_mb;
+	if (held_store_mb > 0)
+		o.held_store_mb = held_store_mb;
+	return storetest_start_opts(t, users, &o);
 }
 
 static inline int storetest_start_idle(struct storetest *t, int users, int idle_s)

@@ -404,7 +404,7 @@ static void pool_run(unsigned writers)
 		assert_true(inflight > 1);
 
 	/* failed write-backs: counted, pages stay dirty; a later flush works */
-	struct mb_fault_rule rule = {MB_FAULT_EIO, MB_FAULT_ON_WRITE, MB_FILE_DB, 1, true, 0};
+	struct mb_fault_rule rule = {MB_FAULT_EIO, MB_FAULT_ON_WRITE, MB_FILE_DB, 1, true, 0, 0};
 	mb_fault_arm(fault, &rule);
 	dirty_pages(&e, 300, 0xB0000000u, &lsn);
 	for (int i = 0; i < 1000; i++) {

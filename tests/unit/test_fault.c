@@ -101,7 +101,7 @@ static void log_fault(enum mb_fault_type type, enum mb_fault_op op, int expect)
 		assert_int_equal(put_commit(&e, i, 100 + i * 300), 0);
 		ok = i;
 	}
-	mb_fault_arm(e.ft, &(struct mb_fault_rule){type, op, MB_FILE_LOG, 1, false, 0});
+	mb_fault_arm(e.ft, &(struct mb_fault_rule){type, op, MB_FILE_LOG, 1, false, 0, 0});
 	int r = put_commit(&e, 21, 5000);
 	assert_int_equal(r, expect);
 	assert_true(mb_fault_fired(e.ft) >= 1);
@@ -148,7 +148,7 @@ static void test_log_emfile_transient(void **state)
 	/* the next open of a log file fails (a commit waits for the writer, so
 	 * a fault that lasted would only make it wait longer) */
 	mb_fault_arm(e.ft, &(struct mb_fault_rule){MB_FAULT_EMFILE, MB_FAULT_ON_OPEN, MB_FILE_LOG,
-						   1, false, 0});
+						   1, false, 0, 0});
 	uint32_t n = 0;
 	/* 18 KB values: 60 commits write more than one 1 MiB segment */
 	for (uint32_t i = 1; i <= 60; i++) {
@@ -198,7 +198,7 @@ static void test_async_fails(void **state)
 		usleep(1000);
 	assert_int_equal(a.ok, 1);
 	mb_fault_arm(e.ft, &(struct mb_fault_rule){MB_FAULT_SYNC, MB_FAULT_ON_SYNC, MB_FILE_LOG, 1,
-						   true, 0});
+						   true, 0, 0});
 	mb_key_u32(k, 2);
 	assert_int_equal(mb_db_begin(e.db), 0);
 	assert_int_equal(mb_tree_put(e.t, k, 4, "y", 1, 0), 0);
@@ -232,13 +232,13 @@ static void db_fault_case(struct env *e, enum mb_fault_type type, enum mb_fault_
 		/* a page not in the cache: reopen the database, read its catalog */
 		mb_db_close(e->db);
 		assert_int_equal(mb_db_open(e->sg, "db01.mdb", 0, 0, &e->db), 0);
-		mb_fault_arm(e->ft, &(struct mb_fault_rule){type, op, MB_FILE_DB, 1, true, 0});
+		mb_fault_arm(e->ft, &(struct mb_fault_rule){type, op, MB_FILE_DB, 1, true, 0, 0});
 		struct mb_tree *t;
 		assert_int_equal(mb_tree_open(e->db, "t", 0, &t), MB_EIO);
 		assert_non_null(strstr(mb_db_errmsg(e->db), "db01.mdb"));
 		assert_non_null(strstr(mb_db_errmsg(e->db), "page"));
 	} else {
-		mb_fault_arm(e->ft, &(struct mb_fault_rule){type, op, MB_FILE_DB, 1, true, 0});
+		mb_fault_arm(e->ft, &(struct mb_fault_rule){type, op, MB_FILE_DB, 1, true, 0, 0});
 		assert_int_equal(mb_sg_checkpoint(e->sg), MB_EIO);
 	}
 	assert_true(mb_fault_fired(e->ft) >= 1);
@@ -275,7 +275,7 @@ static void test_db_faults(void **state)
 		assert_int_equal(put_commit(&e, i, 3000), 0);
 	n += 100;
 	mb_fault_arm(e.ft, &(struct mb_fault_rule){MB_FAULT_ENOSPC, MB_FAULT_ON_WRITE, MB_FILE_DB,
-						   1, true, 0});
+						   1, true, 0, 0});
 	assert_int_equal(mb_sg_checkpoint(e.sg), MB_ENOSPC);
 	assert_int_equal(mb_sg_error(e.sg), 0);
 	mb_fault_disarm(e.ft);

@@ -3,7 +3,8 @@
  * per-kind counters and latency histograms, thread safety of the
  * counters, and every fault the injecting wrapper offers (EIO on the Nth
  * read, ENOSPC, short write then full device, fsync failure, kind filter,
- * sticky rules, disarm), and the unsharing of a hard-linked file before it
+ * sticky rules, disarm; a low-disk rule answers the free space and fails
+ * nothing), and the unsharing of a hard-linked file before it
  * is opened for writing (the pristine copy's links). */
 #include "config.h"
 
@@ -153,7 +154,8 @@ static void test_faults(void **state)
 	assert_int_equal(mb_file_write(f, b, 16384, 0), 0);
 
 	/* EIO on the 3rd read, once */
-	mb_fault_arm(ft, &(struct mb_fault_rule){MB_FAULT_EIO, MB_FAULT_ON_READ, -1, 3, false, 0});
+	mb_fault_arm(ft,
+		     &(struct mb_fault_rule){MB_FAULT_EIO, MB_FAULT_ON_READ, -1, 3, false, 0, 0});
 	assert_int_equal(mb_file_read(f, b, 4096, 0), 0);
 	assert_int_equal(mb_file_read(f, b, 4096, 0), 0);
 	assert_int_equal(mb_file_read(f, b, 4096, 0), MB_EIO);
@@ -162,7 +164,7 @@ static void test_faults(void **state)
 
 	/* ENOSPC on log writes only: db writes pass */
 	mb_fault_arm(ft, &(struct mb_fault_rule){MB_FAULT_ENOSPC, MB_FAULT_ON_WRITE, MB_FILE_LOG, 1,
-						 true, 0});
+						 true, 0, 0});
 	assert_int_equal(mb_file_write(f, b, 4096, 0), 0);
 	assert_int_equal(mb_file_write(l, b, 100, 0), MB_ENOSPC);
 	assert_int_equal(mb_file_write(l, b, 100, 0), MB_ENOSPC);
@@ -171,7 +173,7 @@ static void test_faults(void **state)
 
 	/* short write: half goes out, the retry finds the device full */
 	mb_fault_arm(ft, &(struct mb_fault_rule){MB_FAULT_SHORT_WRITE, MB_FAULT_ON_WRITE,
-						 MB_FILE_LOG, 1, false, 0});
+						 MB_FILE_LOG, 1, false, 0, 0});
 	memset(b, 9, 1000);
 	assert_int_equal(mb_file_write(l, b, 1000, 4096), MB_ENOSPC);
 	uint64_t size;
@@ -181,15 +183,15 @@ static void test_faults(void **state)
 
 	/* short write on a direct file: rounded to the alignment */
 	mb_fault_arm(ft, &(struct mb_fault_rule){MB_FAULT_SHORT_WRITE, MB_FAULT_ON_WRITE,
-						 MB_FILE_DB, 1, false, 0});
+						 MB_FILE_DB, 1, false, 0, 0});
 	assert_int_equal(mb_file_write(f, b, 16384, 16384), MB_ENOSPC);
 	assert_int_equal(mb_file_size(f, &size), 0);
 	assert_int_equal(size, 16384 + (mb_file_is_direct(f) ? 8192 : 8192));
 	mb_fault_disarm(ft);
 
 	/* fsync failure on the 2nd sync of a log file */
-	mb_fault_arm(
-	    ft, &(struct mb_fault_rule){MB_FAULT_SYNC, MB_FAULT_ON_SYNC, MB_FILE_LOG, 2, false, 0});
+	mb_fault_arm(ft, &(struct mb_fault_rule){MB_FAULT_SYNC, MB_FAULT_ON_SYNC, MB_FILE_LOG, 2,
+						 false, 0, 0});
 	assert_int_equal(mb_file_sync(f, true), 0); /* db file: does not count */
 	assert_int_equal(mb_file_sync(l, true), 0);
 	assert_int_equal(mb_file_sync(l, true), MB_EIO);
@@ -198,6 +200,27 @@ static void test_faults(void **state)
 	mb_io_stats_get(io, &st);
 	assert_true(st.kind[MB_FILE_LOG].errors >= 4);
 	mb_fault_disarm(ft);
+
+	/* free space: the file system's, or what a low-disk rule says; the
+	 * rule fails no I/O */
+	uint64_t free_b = 0;
+	assert_int_equal(mb_io_free_space(io, dir, &free_b), 0);
+	assert_true(free_b > 0);
+	mb_fault_arm(ft, &(struct mb_fault_rule){.type = MB_FAULT_LOW_DISK,
+						 .op = MB_FAULT_ON_ANY,
+						 .kind = -1,
+						 .nth = 1,
+						 .sticky = true,
+						 .free_bytes = 5u << 20});
+	assert_int_equal(mb_io_free_space(io, dir, &free_b), 0);
+	assert_int_equal(free_b, 5u << 20);
+	assert_int_equal(mb_file_write(l, b, 100, 0), 0);
+	assert_int_equal(mb_file_read(f, b, 4096, 0), 0);
+	assert_int_equal(mb_file_sync(l, true), 0);
+	mb_fault_disarm(ft);
+	assert_int_equal(mb_io_free_space(io, dir, &free_b), 0);
+	assert_true(free_b != 5u << 20 || free_b > 0);
+	assert_int_equal(mb_io_free_space(io, "/nonexistent-mailbench-dir", &free_b), MB_ENOTFOUND);
 	mb_file_close(f);
 	mb_file_close(l);
 	mb_io_free(b);

@@ -172,7 +172,7 @@ static void test_recovery_io_error(void **state)
 	struct mb_fault *ft;
 	assert_int_equal(mb_fault_create(NULL, &ft), 0);
 	mb_fault_arm(
-	    ft, &(struct mb_fault_rule){MB_FAULT_EIO, MB_FAULT_ON_READ, MB_FILE_DB, 1, true, 0});
+	    ft, &(struct mb_fault_rule){MB_FAULT_EIO, MB_FAULT_ON_READ, MB_FILE_DB, 1, true, 0, 0});
 	struct mb_sg_options o;
 	mb_sg_options_init(&o);
 	o.dir = dir;

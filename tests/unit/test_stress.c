@@ -469,7 +469,7 @@ static void test_injected_eio_fails_run(void **state)
 	struct mb_iomode *m;
 	assert_int_equal(mb_iomode_open(&c, &m, msg, sizeof(msg)), 0);
 	/* the 50th database read from now fails with EIO */
-	struct mb_fault_rule rule = {MB_FAULT_EIO, MB_FAULT_ON_READ, MB_FILE_DB, 50, false, 0};
+	struct mb_fault_rule rule = {MB_FAULT_EIO, MB_FAULT_ON_READ, MB_FILE_DB, 50, false, 0, 0};
 	mb_fault_arm(fault, &rule);
 	struct phase p;
 	phase_init(&p, m, NULL);
@@ -611,7 +611,7 @@ static void test_txnmode_injected_eio(void **state)
 	struct mb_txnmode *m;
 	assert_int_equal(mb_txnmode_open(&c, &m, msg, sizeof(msg)), 0);
 	/* every database read from the 20th on fails */
-	struct mb_fault_rule rule = {MB_FAULT_EIO, MB_FAULT_ON_READ, MB_FILE_DB, 20, true, 0};
+	struct mb_fault_rule rule = {MB_FAULT_EIO, MB_FAULT_ON_READ, MB_FILE_DB, 20, true, 0, 0};
 	mb_fault_arm(fault, &rule);
 	struct phase p;
 	phase_init(&p, NULL, m);
