@@ -88,7 +88,7 @@ size_t mb__props_bytes(const struct mb_prop *p, uint16_t n)
 }
 
 /* The bytes handle h owns, itself included. */
-static size_t handle_bytes(const struct handle *h)
+size_t mb__handle_bytes(const struct handle *h)
 {
 	size_t b = sizeof(*h) + (h->data ? h->len : 0);
 	for (uint16_t i = 0; i < h->nprops; i++)
@@ -106,7 +106,7 @@ void mb__session_account(struct session *s)
 	if (s->handles)
 		for (int i = 0; i < MB_MAX_HANDLES; i++)
 			if (s->handles[i])
-				b += handle_bytes(s->handles[i]);
+				b += mb__handle_bytes(s->handles[i]);
 	if (s->budget) {
 		if (b > s->held)
 			atomic_fetch_add(&s->budget->total, b - s->held);

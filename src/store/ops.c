@@ -576,6 +576,7 @@ static int op_move_copy(struct dbw *w, struct req *r, struct mb_op *op, struct m
 	if (!out)
 		return MB_ETOOBIG;
 	bool copy = (op->u.move_copy.flags & MB_MC_F_COPY) != 0;
+	uint64_t copied = 0;
 	rc = mb__txn_begin(w);
 	if (rc)
 		return rc;
@@ -591,6 +592,9 @@ static int op_move_copy(struct dbw *w, struct req *r, struct mb_op *op, struct m
 			out[i] = mid;
 			continue;
 		}
+		/* what the copies add must fit above the free-space reserve */
+		if (!rc && copy)
+			rc = mb__reserve_check(r->st, copied += rec.size);
 		if (!rc)
 			rc = mb_schema_msg_move(w->schema, r->sess->mailbox, mid, dst, copy, w->tmp,
 						&out[i]);
@@ -742,7 +746,7 @@ int mb_ops_execute(struct dbw *w, struct req *r)
 			rc = w->offline_rc ? w->offline_rc : MB_EIO;
 			r->sub = NULL;
 		} else if ((op->code != MB_OP_SUBMIT || !r->sub) && r->sess->logged_on &&
-			   mb__op_adds_content(r->sess, op) && (rc = mb__reserve_check(st))) {
+			   (rc = mb__reserve_check(st, mb__op_adds_content(st, r->sess, op)))) {
 			/* the disk is below the reserve: refused, nothing changed */
 		} else if (op->code == MB_OP_SUBMIT) {
 			struct handle *h = mb__handle_find(r->sess, op->u.save.handle);

@@ -36,6 +36,9 @@ void mb__session_account(struct session *s);
 /* What the values p[0..n) cost held: their bytes (strings, binaries,
  * lists) and each value's entry. */
 size_t mb__props_bytes(const struct mb_prop *p, uint16_t n);
+/* What handle h holds (counted in the session's held bytes): itself, its
+ * values, attachments and states. */
+size_t mb__handle_bytes(const struct handle *h);
 
 /* ---- opcommon.c ---- */
 int mb__txn_begin(struct dbw *w);

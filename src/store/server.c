@@ -160,6 +160,7 @@ int mb_store_create(const struct mb_store_opts *o, struct mb_store **out, char *
 		st->o.max_frame = MB_PROTO_MAX_FRAME;
 	st->loop_state = ls;
 	pthread_mutex_init(&st->done_mu, NULL);
+	pthread_mutex_init(&st->reserve.look_mu, NULL);
 	pthread_mutex_init(&st->pause_mu, NULL);
 	pthread_cond_init(&st->pause_cv, NULL);
 	snprintf(path, sizeof(path), "%s/topology.json", o->data);
@@ -363,6 +364,7 @@ void mb_store_destroy(struct mb_store *st)
 		mb_fault_destroy(st->fault);
 	mb_topology_destroy(st->topo);
 	pthread_mutex_destroy(&st->done_mu);
+	pthread_mutex_destroy(&st->reserve.look_mu);
 	pthread_mutex_destroy(&st->pause_mu);
 	pthread_cond_destroy(&st->pause_cv);
 	if (ls) {

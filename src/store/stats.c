@@ -221,6 +221,8 @@ void mb__stats_on_timer(uv_timer_t *t)
 			    atomic_load(&st->reserve.known)
 				? json_integer((json_int_t)atomic_load(&st->reserve.free))
 				: json_null());
+	json_object_set_new(lim, "disk_pending",
+			    json_integer((json_int_t)atomic_load(&st->reserve.pending)));
 	json_object_set_new(lim, "disk_low", json_boolean(atomic_load(&st->reserve.low)));
 	json_object_set_new(sx, "refused",
 			    json_pack("{s:I,s:I,s:I,s:I,s:I,s:I}", "fd_cap",

@@ -41,10 +41,12 @@ struct held_budget {
  * file systems of paths, operations that add content fail with
  * MB_ELOWDISK. */
 struct disk_reserve {
-	uint64_t min_free; /* bytes; 0: off */
+	uint64_t min_free;	 /* bytes; 0: off */
+	pthread_mutex_t look_mu; /* one look at a time */
 	int npaths;
 	char paths[2][4096];		 /* the data directory; the log directory */
 	atomic_uint_fast64_t free;	 /* the least free bytes among them, last look */
+	atomic_uint_fast64_t pending;	 /* the cache's dirty bytes then (not on disk yet) */
 	atomic_uint_fast64_t checked_ns; /* when looked */
 	atomic_uint_fast64_t refused;	 /* operations refused */
 	atomic_bool known, low;		 /* free space known; below the reserve */
@@ -233,15 +235,15 @@ struct mb_store {
 	void *loop_state;
 };
 
-/* reserve.c: set up (after the I/O layer and topology) and look at the free
- * space once; look again now (the stats thread); 0, or MB_ELOWDISK when
- * the disk is below the reserve (counts the refusal; looks again when the
- * last look is older than 100 ms); whether op adds content (session s's
- * handles say what a save is). */
+/* reserve.c: set up (after the I/O layer and topology; look_mu is made and
+ * destroyed with the store) and look at the free space once; look again now (the stats and control
+ * threads); 0, or MB_ELOWDISK when the disk is below the reserve or bytes would take it there
+ * (counts the refusal; looks again when the last look is older than 100 ms; 0 bytes always pass);
+ * what op may add, in bytes (an upper bound; session s's handles say what a save holds). */
 void mb__reserve_init(struct mb_store *st);
 void mb__reserve_look(struct mb_store *st);
-int mb__reserve_check(struct mb_store *st);
-bool mb__op_adds_content(struct session *s, const struct mb_op *op);
+int mb__reserve_check(struct mb_store *st, uint64_t bytes);
+uint64_t mb__op_adds_content(const struct mb_store *st, struct session *s, const struct mb_op *op);
 
 /* ops.c: run a request's operations on worker w from req->next_op until it
  * is finished (returns 0: the caller releases the execution token) or must

@@ -79,8 +79,9 @@ if [ -x "$CLIENT" ]; then
 	avail_kb=$(df -k --output=avail "$M" | tail -n 1 | tr -d ' ')
 	fill_kb=$((avail_kb - (64 + 48) * 1024))
 	[ "$fill_kb" -gt 0 ] || fail "no room to leave 112 MiB free ($avail_kb KiB available)"
-	fallocate -l "$((fill_kb * 1024))" "$M/filler" || fail "filler"
-	timeout 60 "$MAILBENCH" store --data "$M/data" --listen 127.0.0.1:0 --min-free-mb 64 \
+	fallocate -l "$((fill_kb * 1024))" "$M/filler" ||
+		dd if=/dev/zero of="$M/filler" bs=1024 count="$fill_kb" 2>/dev/null || fail "filler"
+	timeout 300 "$MAILBENCH" store --data "$M/data" --listen 127.0.0.1:0 --min-free-mb 64 \
 		--cache-mb 32 >"$T/rs.out" 2>"$T/rs.err" &
 	spid=$!
 	for _ in $(seq 1 100); do

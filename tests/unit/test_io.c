@@ -218,8 +218,6 @@ static void test_faults(void **state)
 	assert_int_equal(mb_file_read(f, b, 4096, 0), 0);
 	assert_int_equal(mb_file_sync(l, true), 0);
 	mb_fault_disarm(ft);
-	assert_int_equal(mb_io_free_space(io, dir, &free_b), 0);
-	assert_true(free_b != 5u << 20 || free_b > 0);
 	assert_int_equal(mb_io_free_space(io, "/nonexistent-mailbench-dir", &free_b), MB_ENOTFOUND);
 	mb_file_close(f);
 	mb_file_close(l);

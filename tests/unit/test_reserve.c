@@ -3,14 +3,21 @@
  *  - A store whose reserve is above any disk's free space (16 TiB): every
  *    operation that adds content fails with MB_ELOWDISK and changes
  *    nothing (a new message's save, a submission, a copy, a contact, an
- *    ICS import of a new message, an edit of a stored message that adds
- *    more than 4 KiB); the rest goes on (reads, a read flag, a small edit,
- *    a move, a delete, an ICS upload of flags), and the session with it.
+ *    ICS import of a new message, an edit of a stored message's strings, a
+ *    move out of Deleted Items or between other folders: a move leaves a
+ *    tombstone); the rest goes on (reads, a read flag, a move into Deleted
+ *    Items, a delete, an ICS upload of flags), and the session with it.
  *  - A store with the default reserve, driven over its stats channel as
  *    `mailbench run --fault low-disk` does: {"fault":"low-disk","mb":1}
  *    makes the engine's I/O layer answer 1 MiB free, and a save is refused;
  *    {"fault":"clear"} and the same save passes; the stats stream shows
  *    the refusals (x.store.refused.disk) and the state (limits.disk_low).
+ *    With 268 MiB free (12 MiB of room above the reserve, less the
+ *    cache's dirty pages: some KiB here) what fits passes and what does
+ *    not is refused: a 1.5 MiB message's save passes, its submission (a
+ *    copy per database it may reach: 18 MiB) and a copy of it ten times
+ *    (15 MiB) do not, one copy does (the store has a 64 MiB cache, so the
+ *    copies made before the refusal fit in one transaction).
  */
 #include <poll.h>
 #include <setjmp.h>
@@ -159,7 +166,7 @@ static void test_refused_below_the_reserve(void **state)
 	flag.v.i = 0;
 	assert_int_equal(edit(c, inbox, mid, &flag, 1), 0);
 	struct mb_prop small = mb_prop_str(MB_PR_SUBJECT, "renamed");
-	assert_int_equal(edit(c, inbox, mid, &small, 1), 0);
+	assert_int_equal(edit(c, inbox, mid, &small, 1), MB_ELOWDISK);
 	memset(&ch, 0, sizeof(ch));
 	ch.kind = MB_SYNC_SET_FLAGS;
 	ch.mid = mid;
@@ -172,12 +179,20 @@ static void test_refused_below_the_reserve(void **state)
 	uint32_t n_deleted = count(c, deleted);
 	o = opbatch_op(MB_OP_MOVE_COPY);
 	o.u.move_copy.src_fid = inbox;
-	o.u.move_copy.dst_fid = deleted;
+	o.u.move_copy.dst_fid = sent;
 	o.u.move_copy.n = 1;
 	o.u.move_copy.mids = &mid;
+	assert_int_equal(storetest_one(c, &o, &r), MB_ELOWDISK);
+	o.u.move_copy.dst_fid = deleted;
 	assert_int_equal(storetest_one(c, &o, &r), 0);
+	uint64_t moved = r.u.moved.mids[0]; /* before the next call reuses the reply */
 	assert_int_equal(count(c, deleted), n_deleted + 1);
-	uint64_t moved = r.u.moved.mids[0];
+	o = opbatch_op(MB_OP_MOVE_COPY);
+	o.u.move_copy.src_fid = deleted;
+	o.u.move_copy.dst_fid = inbox;
+	o.u.move_copy.n = 1;
+	o.u.move_copy.mids = &moved;
+	assert_int_equal(storetest_one(c, &o, &r), MB_ELOWDISK);
 	o = opbatch_op(MB_OP_DELETE_MESSAGES);
 	o.u.del.fid = deleted;
 	o.u.del.n = 1;
@@ -200,6 +215,7 @@ static int setup_chan(void **state)
 	struct mb_store_opts o;
 	mb_store_opts_init(&o);
 	o.stats_fd = chan[0];
+	o.cache_mb = 64;
 	return storetest_start_opts(&T, 4, &o);
 }
 
@@ -218,21 +234,23 @@ static void control(const char *line)
 	assert_int_equal(write(chan[1], line, n), (ssize_t)n);
 }
 
-/* The x.store object of the next stats line that has one after `skip`
- * lines (up to 10 s); the caller decrefs the root it returns. */
-static json_t *next_store_stats(int skip, json_t **root)
+/* The x.store object of the first stats line whose limits.disk_low is
+ * `low` (up to 20 s: lines from before a change are passed over); the
+ * caller decrefs the root it returns. */
+static json_t *store_stats_when(bool low, json_t **root)
 {
 	static char buf[1 << 20];
 	static size_t len;
-	for (int waited = 0; waited < 100;) {
+	for (int waited = 0; waited < 200;) {
 		char *nl;
 		while ((nl = memchr(buf, '\n', len))) {
 			*nl = '\0';
-			json_t *j = skip-- <= 0 ? json_loads(buf, 0, NULL) : NULL;
+			json_t *j = json_loads(buf, 0, NULL);
 			len -= (size_t)(nl + 1 - buf);
 			memmove(buf, nl + 1, len);
 			json_t *x = json_object_get(json_object_get(j, "x"), "store");
-			if (x) {
+			if (x && json_is_true(json_object_get(json_object_get(x, "limits"),
+							      "disk_low")) == low) {
 				*root = j;
 				return x;
 			}
@@ -273,8 +291,7 @@ static void test_low_disk_fault(void **state)
 	assert_int_equal(rc, MB_ELOWDISK);
 	assert_int_equal(count(c, inbox), n + 1);
 	json_t *root;
-	json_t *x = next_store_stats(1, &root);
-	assert_true(json_is_true(json_object_get(json_object_get(x, "limits"), "disk_low")));
+	json_t *x = store_stats_when(true, &root);
 	assert_int_equal(
 	    json_integer_value(json_object_get(json_object_get(x, "limits"), "disk_free")),
 	    1 << 20);
@@ -292,9 +309,57 @@ static void test_low_disk_fault(void **state)
 	}
 	assert_int_equal(rc, 0);
 	assert_int_equal(count(c, inbox), n + 2);
-	x = next_store_stats(1, &root);
-	assert_false(json_is_true(json_object_get(json_object_get(x, "limits"), "disk_low")));
+	x = store_stats_when(false, &root);
 	json_decref(root);
+
+	/* 12 MiB of room above the reserve: what fits passes */
+	control("{\"fault\":\"low-disk\",\"mb\":268}\n");
+	x = store_stats_when(false, &root);
+	for (int i = 0; i < 30 && json_integer_value(json_object_get(json_object_get(x, "limits"),
+								     "disk_free")) != 268 << 20;
+	     i++) {
+		json_decref(root); /* a line from before the fault */
+		x = store_stats_when(false, &root);
+	}
+	assert_int_equal(
+	    json_integer_value(json_object_get(json_object_get(x, "limits"), "disk_free")),
+	    268 << 20);
+	json_decref(root);
+	static char body[1536 << 10];
+	memset(body, 'q', sizeof(body) - 1);
+	struct mb_prop props[2] = {mb_prop_str(MB_PR_SUBJECT, "room"),
+				   mb_prop_str(MB_PR_BODY, body)};
+	struct mb_op ops[3];
+	struct mb_reply rep;
+	memset(ops, 0, sizeof(ops));
+	opbatch_compose(ops, inbox, 1, props, 2, MB_OP_SAVE_CHANGES);
+	assert_int_equal(mb_client_call(c, ops, 3, &rep), 0);
+	assert_int_equal(rep.ops[2].status, 0);
+	uint64_t big[10];
+	for (int i = 0; i < 10; i++)
+		big[i] = rep.ops[2].u.saved.mid;
+	struct mb_bytes to = mb_str(mb_topology_user(T.topo, 2)->name);
+	struct mb_prop sp[3];
+	opbatch_mail_props(sp, "room", body, &to, 1);
+	uint64_t sent = MB_FID(mb_client_mailbox(c), MB_FID_SENT);
+	memset(ops, 0, sizeof(ops));
+	opbatch_compose(ops, sent, 4, sp, 3, MB_OP_SUBMIT);
+	assert_int_equal(mb_client_call(c, ops, 3, &rep), 0);
+	assert_int_equal(rep.ops[2].status, MB_ELOWDISK);
+	uint32_t n_sent = count(c, sent);
+	struct mb_op o = opbatch_op(MB_OP_MOVE_COPY);
+	struct mb_op_reply r = {0};
+	o.u.move_copy.src_fid = inbox;
+	o.u.move_copy.dst_fid = sent;
+	o.u.move_copy.flags = MB_MC_F_COPY;
+	o.u.move_copy.n = 10;
+	o.u.move_copy.mids = big;
+	assert_int_equal(storetest_one(c, &o, &r), MB_ELOWDISK);
+	assert_int_equal(count(c, sent), n_sent);
+	o.u.move_copy.n = 1;
+	assert_int_equal(storetest_one(c, &o, &r), 0);
+	assert_int_equal(count(c, sent), n_sent + 1);
+	control("{\"fault\":\"clear\"}\n");
 	mb_client_destroy(c);
 }
 
