@@ -321,8 +321,8 @@ int mb_db_check(struct mb_db *db, mb_check_cb cb, void *arg, struct mb_check_rep
 		check_tree(&k, col.e[i].name, root, false);
 	}
 	free(col.e);
-	/* free list */
-	uint32_t pg = fhead, cnt = 0;
+	/* free list: trunk pages, each with the free pages it lists */
+	uint32_t pg = fhead, cnt = 0, cap = (db->page_size - PG_HDR) / 4;
 	while (pg && cnt <= k.npages) {
 		if (!mark(&k, pg, "free list"))
 			break;
@@ -331,12 +331,28 @@ int mb_db_check(struct mb_db *db, mb_check_cb cb, void *arg, struct mb_check_rep
 			break;
 		uint8_t t = f->data[PG_OFF_TYPE];
 		uint32_t nx = rd32(f->data + PG_OFF_NEXT);
-		cache_put(f);
-		if (t != PT_FREE) {
-			prob(&k, "page %u: on the free list but of type %u", pg, t);
+		uint16_t n = rd16(f->data + PG_OFF_NKEYS);
+		if (t != PT_FREE || n > cap) {
+			cache_put(f);
+			prob(&k, "page %u: on the free list but of type %u (%u entries)", pg, t, n);
 			break;
 		}
 		cnt++;
+		bool bad = false;
+		for (uint16_t i = 0; i < n && !bad; i++) {
+			uint32_t e = rd32(f->data + PG_HDR + 4u * i);
+			if (e < 2 || e >= k.npages) {
+				prob(&k, "page %u: lists page %u as free, outside the file", pg, e);
+				bad = true;
+			} else if (!mark(&k, e, "free list")) {
+				bad = true;
+			} else {
+				cnt++;
+			}
+		}
+		cache_put(f);
+		if (bad)
+			break;
 		pg = nx;
 	}
 	if (cnt != fcount)

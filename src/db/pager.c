@@ -9,8 +9,16 @@
  *    frame on the transaction's list once, pg_release_all ends them all
  *    (commit with the record's LSN, or abort);
  *  - page 0 is the header (page count, free-list head and count), page 1 the
- *    catalog root; a freed page goes to the head of the free list and is
- *    reused before the file grows;
+ *    catalog root; free pages are reused before the file grows;
+ *  - the free list is a chain of trunk pages (type PT_FREE, linked by
+ *    PG_OFF_NEXT from the header's head), each listing up to
+ *    (page size - PG_HDR) / 4 free page numbers (PG_OFF_NKEYS of them,
+ *    after the page header); the header's free count counts trunks and
+ *    listed pages.  Freeing a page writes its number into the head trunk,
+ *    so a delete does not read or dirty the pages it frees (only when the
+ *    head trunk is full does the freed page become the new head); a trunk
+ *    with no entries is itself the next page allocated.  A chain written
+ *    before trunks held entries is a chain of trunks with none;
  *  - a new database file is written and synced under NAME.tmp and renamed,
  *    so a crash never leaves a half-made database;
  *  - the pager never calls up into the layers built on it: btree.c and
@@ -77,9 +85,27 @@ int pg_write(struct mb_db *db, struct frame *fr)
 	return 0;
 }
 
+static uint32_t trunk_cap(const struct mb_db *db) { return (db->page_size - PG_HDR) / 4; }
+
+/* The trunk page at pgno (pinned): 0, or MB_ECORRUPT when it is not one. */
+static int trunk_get(struct mb_db *db, uint32_t pgno, struct frame **out)
+{
+	int r = pg_get(db, pgno, out);
+	if (r < 0)
+		return r;
+	if ((*out)->data[PG_OFF_TYPE] != PT_FREE ||
+	    rd16((*out)->data + PG_OFF_NKEYS) > trunk_cap(db)) {
+		uint8_t t = (*out)->data[PG_OFF_TYPE];
+		cache_put(*out);
+		return db_seterr(db, MB_ECORRUPT, "%s: page %u: on the free list but of type %u",
+				 db->path, pgno, t);
+	}
+	return 0;
+}
+
 int pg_alloc(struct mb_db *db, uint8_t type, struct frame **out)
 {
-	struct frame *h, *fr;
+	struct frame *h, *fr = NULL;
 	int r = pg_get(db, 0, &h);
 	if (r < 0)
 		return r;
@@ -87,20 +113,37 @@ int pg_alloc(struct mb_db *db, uint8_t type, struct frame **out)
 		goto out;
 	uint32_t head = rd32(h->data + HP_OFF_FREEHEAD);
 	if (head) {
-		if ((r = pg_get(db, head, &fr)) < 0)
+		struct frame *tr;
+		if ((r = trunk_get(db, head, &tr)) < 0)
 			goto out;
-		if (fr->data[PG_OFF_TYPE] != PT_FREE) {
-			cache_put(fr);
-			r = db_seterr(db, MB_ECORRUPT,
-				      "%s: page %u: on the free list but of type %u", db->path,
-				      head, fr->data[PG_OFF_TYPE]);
-			goto out;
-		}
-		if ((r = pg_write(db, fr)) < 0) {
-			cache_put(fr);
+		uint16_t n = rd16(tr->data + PG_OFF_NKEYS);
+		if ((r = pg_write(db, tr)) < 0) {
+			cache_put(tr);
 			goto out;
 		}
-		wr32(h->data + HP_OFF_FREEHEAD, rd32(fr->data + PG_OFF_NEXT));
+		if (n > 0) {
+			/* the last page the head trunk lists */
+			uint32_t pgno = rd32(tr->data + PG_HDR + 4u * (n - 1u));
+			wr16(tr->data + PG_OFF_NKEYS, (uint16_t)(n - 1));
+			cache_put(tr);
+			if (pgno < 2 || pgno >= rd32(h->data + HP_OFF_PAGECOUNT)) {
+				r = db_seterr(
+				    db, MB_ECORRUPT,
+				    "%s: page %u: lists page %u as free, outside the file",
+				    db->path, head, pgno);
+				goto out;
+			}
+			if ((r = pg_get(db, pgno, &fr)) < 0)
+				goto out;
+			if ((r = pg_write(db, fr)) < 0) {
+				cache_put(fr);
+				goto out;
+			}
+		} else {
+			/* an empty trunk: itself, and the next trunk is the head */
+			fr = tr;
+			wr32(h->data + HP_OFF_FREEHEAD, rd32(tr->data + PG_OFF_NEXT));
+		}
 		wr32(h->data + HP_OFF_FREECOUNT, rd32(h->data + HP_OFF_FREECOUNT) - 1);
 	} else {
 		uint32_t pgno = rd32(h->data + HP_OFF_PAGECOUNT);
@@ -139,12 +182,32 @@ int pg_free(struct mb_db *db, uint32_t pgno)
 		return r;
 	if ((r = pg_write(db, h)) < 0)
 		goto out;
+	uint32_t head = rd32(h->data + HP_OFF_FREEHEAD);
+	if (head) {
+		struct frame *tr;
+		if ((r = trunk_get(db, head, &tr)) < 0)
+			goto out;
+		uint16_t n = rd16(tr->data + PG_OFF_NKEYS);
+		if (n < trunk_cap(db)) {
+			/* listed in the head trunk: the freed page is not touched */
+			if ((r = pg_write(db, tr)) == 0) {
+				wr32(tr->data + PG_HDR + 4u * n, pgno);
+				wr16(tr->data + PG_OFF_NKEYS, (uint16_t)(n + 1));
+				wr32(h->data + HP_OFF_FREECOUNT,
+				     rd32(h->data + HP_OFF_FREECOUNT) + 1);
+			}
+			cache_put(tr);
+			goto out;
+		}
+		cache_put(tr);
+	}
+	/* the head trunk is full (or there is none): the page is the new head */
 	if ((r = pg_get(db, pgno, &fr)) < 0)
 		goto out;
 	if ((r = pg_write(db, fr)) == 0) {
 		memset(fr->data + PG_DELTA_FROM, 0, db->page_size - PG_DELTA_FROM);
 		fr->data[PG_OFF_TYPE] = PT_FREE;
-		wr32(fr->data + PG_OFF_NEXT, rd32(h->data + HP_OFF_FREEHEAD));
+		wr32(fr->data + PG_OFF_NEXT, head);
 		wr32(h->data + HP_OFF_FREEHEAD, pgno);
 		wr32(h->data + HP_OFF_FREECOUNT, rd32(h->data + HP_OFF_FREECOUNT) + 1);
 	}

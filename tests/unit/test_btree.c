@@ -117,6 +117,77 @@ static void test_basic(void **state)
 	free(dir);
 }
 
+/* Freed pages are listed in trunk pages, so a delete neither reads nor
+ * dirties the pages it frees: three 1.5 MiB values (1,152 overflow pages)
+ * deleted in one transaction under a 2 MiB cache (512 frames; before,
+ * each freed page became a dirty frame and the delete failed with
+ * MB_EFULL); the free count covers them, the check walks the trunks, and
+ * new values reuse the pages before the file grows, after a reopen too. */
+static void test_free_list_trunks(void **state)
+{
+	(void)state;
+	char *dir = dbt_tmpdir();
+	struct mb_sg *sg = open_sg(dir, 2);
+	struct mb_db *db;
+	struct mb_tree *t;
+	assert_int_equal(mb_db_open(sg, "db01.mdb", 4096, MB_DB_CREATE, &db), 0);
+	assert_int_equal(mb_db_begin(db), 0);
+	assert_int_equal(mb_tree_open(db, "t", MB_TREE_CREATE, &t), 0);
+	assert_int_equal(mb_db_commit(db), 0);
+	size_t big = 1536u << 10;
+	uint8_t *b = malloc(big);
+	assert_non_null(b);
+	for (int i = 0; i < 3; i++) {
+		char k[2] = {(char)('a' + i), 0};
+		dbt_fill(b, big, 11, (uint64_t)i);
+		assert_int_equal(mb_db_begin(db), 0);
+		assert_int_equal(mb_tree_put(t, k, 1, b, big, 0), 0);
+		assert_int_equal(mb_db_commit(db), 0);
+	}
+	uint64_t total0, free0, total1, free1, total2, free2;
+	mb_db_pages(db, &total0, &free0);
+	assert_int_equal(mb_db_begin(db), 0);
+	for (int i = 0; i < 3; i++) {
+		char k[2] = {(char)('a' + i), 0};
+		assert_int_equal(mb_tree_del(t, k, 1), 0);
+	}
+	assert_int_equal(mb_db_commit(db), 0);
+	mb_db_pages(db, &total1, &free1);
+	assert_int_equal(total1, total0);
+	assert_true(free1 >= free0 + 3 * (big / 4096));
+	check_clean(db);
+	/* the freed pages come back before the file grows */
+	for (int i = 0; i < 2; i++) {
+		char k[2] = {(char)('x' + i), 0};
+		dbt_fill(b, big, 13, (uint64_t)i);
+		assert_int_equal(mb_db_begin(db), 0);
+		assert_int_equal(mb_tree_put(t, k, 1, b, big, 0), 0);
+		assert_int_equal(mb_db_commit(db), 0);
+	}
+	mb_db_pages(db, &total2, &free2);
+	assert_int_equal(total2, total1);
+	assert_true(free2 <= free1 - 2 * (big / 4096));
+	check_clean(db);
+	assert_int_equal(mb_db_close(db), 0);
+	assert_int_equal(mb_sg_close(sg), 0);
+	sg = open_sg(dir, 2);
+	assert_int_equal(mb_db_open(sg, "db01.mdb", 0, 0, &db), 0);
+	assert_int_equal(mb_tree_open(db, "t", 0, &t), 0);
+	struct mb_val v = MB_VAL_INIT;
+	assert_int_equal(mb_tree_get(t, "y", 1, &v), 0);
+	dbt_fill(b, big, 13, 1);
+	assert_int_equal(v.len, big);
+	assert_memory_equal(v.data, b, big);
+	assert_int_equal(mb_tree_get(t, "a", 1, &v), MB_ENOTFOUND);
+	check_clean(db);
+	mb_val_free(&v);
+	free(b);
+	assert_int_equal(mb_db_close(db), 0);
+	assert_int_equal(mb_sg_close(sg), 0);
+	dbt_rmrf(dir);
+	free(dir);
+}
+
 static size_t mkkey(uint8_t *k, uint32_t id)
 {
 	k[0] = (uint8_t)(id >> 24);
@@ -474,7 +545,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_basic),      cmocka_unit_test(test_cursor),
 	    cmocka_unit_test(test_many_trees), cmocka_unit_test(test_model_4k),
-	    cmocka_unit_test(test_model_32k),
+	    cmocka_unit_test(test_model_32k),  cmocka_unit_test(test_free_list_trunks),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
