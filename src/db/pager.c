@@ -103,19 +103,31 @@ static int trunk_get(struct mb_db *db, uint32_t pgno, struct frame **out)
 	return 0;
 }
 
-int pg_alloc(struct mb_db *db, uint8_t type, struct frame **out)
+/* The header (pinned, changed in the transaction) and the free list's
+ * head trunk (pinned; NULL when the list is empty): 0 or an error, with
+ * nothing pinned. */
+static int free_list_head(struct mb_db *db, struct frame **h, struct frame **tr)
 {
-	struct frame *h, *fr = NULL;
-	int r = pg_get(db, 0, &h);
+	*tr = NULL;
+	int r = pg_get(db, 0, h);
 	if (r < 0)
 		return r;
-	if ((r = pg_write(db, h)) < 0)
-		goto out;
+	uint32_t head = rd32((*h)->data + HP_OFF_FREEHEAD);
+	if ((r = pg_write(db, *h)) < 0 || (head && (r = trunk_get(db, head, tr)) < 0)) {
+		cache_put(*h);
+		return r;
+	}
+	return 0;
+}
+
+int pg_alloc(struct mb_db *db, uint8_t type, struct frame **out)
+{
+	struct frame *h, *tr, *fr = NULL;
+	int r = free_list_head(db, &h, &tr);
+	if (r < 0)
+		return r;
 	uint32_t head = rd32(h->data + HP_OFF_FREEHEAD);
-	if (head) {
-		struct frame *tr;
-		if ((r = trunk_get(db, head, &tr)) < 0)
-			goto out;
+	if (tr) {
 		uint16_t n = rd16(tr->data + PG_OFF_NKEYS);
 		if ((r = pg_write(db, tr)) < 0) {
 			cache_put(tr);
@@ -176,17 +188,12 @@ out:
 
 int pg_free(struct mb_db *db, uint32_t pgno)
 {
-	struct frame *h, *fr;
-	int r = pg_get(db, 0, &h);
+	struct frame *h, *tr, *fr;
+	int r = free_list_head(db, &h, &tr);
 	if (r < 0)
 		return r;
-	if ((r = pg_write(db, h)) < 0)
-		goto out;
 	uint32_t head = rd32(h->data + HP_OFF_FREEHEAD);
-	if (head) {
-		struct frame *tr;
-		if ((r = trunk_get(db, head, &tr)) < 0)
-			goto out;
+	if (tr) {
 		uint16_t n = rd16(tr->data + PG_OFF_NKEYS);
 		if (n < trunk_cap(db)) {
 			/* listed in the head trunk: the freed page is not touched */

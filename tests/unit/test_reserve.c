@@ -88,6 +88,25 @@ static int compose(struct mb_client *c, uint64_t fid, uint8_t last)
 	return rep.ops[2].status;
 }
 
+/* MoveCopyMessages of mids[0..n) from src to dst (flags: MB_MC_F_COPY
+ * or 0): its status; *first: the first new id (moved or copied), when
+ * given. */
+static int move_copy(struct mb_client *c, uint64_t src, uint64_t dst, uint32_t flags, uint32_t n,
+		     uint64_t *mids, uint64_t *first)
+{
+	struct mb_op o = opbatch_op(MB_OP_MOVE_COPY);
+	struct mb_op_reply r = {0};
+	o.u.move_copy.src_fid = src;
+	o.u.move_copy.dst_fid = dst;
+	o.u.move_copy.flags = flags;
+	o.u.move_copy.n = n;
+	o.u.move_copy.mids = mids;
+	int rc = storetest_one(c, &o, &r);
+	if (!rc && first)
+		*first = r.u.moved.mids[0]; /* before the next call reuses the reply */
+	return rc;
+}
+
 /* Open message mid of fid as handle 2, set props[0..n), save: its status. */
 static int edit(struct mb_client *c, uint64_t fid, uint64_t mid, struct mb_prop *props, uint16_t n)
 {
@@ -126,14 +145,9 @@ static void test_refused_below_the_reserve(void **state)
 	assert_int_equal(compose(c, inbox, MB_OP_SAVE_CHANGES), MB_ELOWDISK);
 	assert_int_equal(compose(c, sent, MB_OP_SUBMIT), MB_ELOWDISK);
 	uint64_t mid = first_mid(c, inbox);
-	struct mb_op o = opbatch_op(MB_OP_MOVE_COPY);
+	assert_int_equal(move_copy(c, inbox, sent, MB_MC_F_COPY, 1, &mid, NULL), MB_ELOWDISK);
+	struct mb_op o;
 	struct mb_op_reply r = {0};
-	o.u.move_copy.src_fid = inbox;
-	o.u.move_copy.dst_fid = sent;
-	o.u.move_copy.flags = MB_MC_F_COPY;
-	o.u.move_copy.n = 1;
-	o.u.move_copy.mids = &mid;
-	assert_int_equal(storetest_one(c, &o, &r), MB_ELOWDISK);
 	struct mb_prop name = mb_prop_str(MB_PR_DISPLAY_NAME, "Contact");
 	o = opbatch_op(MB_OP_CREATE_CONTACT);
 	o.u.create_contact.n = 1;
@@ -177,22 +191,11 @@ static void test_refused_below_the_reserve(void **state)
 	o.u.sync_up.changes = &ch;
 	assert_int_equal(storetest_one(c, &o, &r), 0);
 	uint32_t n_deleted = count(c, deleted);
-	o = opbatch_op(MB_OP_MOVE_COPY);
-	o.u.move_copy.src_fid = inbox;
-	o.u.move_copy.dst_fid = sent;
-	o.u.move_copy.n = 1;
-	o.u.move_copy.mids = &mid;
-	assert_int_equal(storetest_one(c, &o, &r), MB_ELOWDISK);
-	o.u.move_copy.dst_fid = deleted;
-	assert_int_equal(storetest_one(c, &o, &r), 0);
-	uint64_t moved = r.u.moved.mids[0]; /* before the next call reuses the reply */
+	uint64_t moved = 0;
+	assert_int_equal(move_copy(c, inbox, sent, 0, 1, &mid, NULL), MB_ELOWDISK);
+	assert_int_equal(move_copy(c, inbox, deleted, 0, 1, &mid, &moved), 0);
 	assert_int_equal(count(c, deleted), n_deleted + 1);
-	o = opbatch_op(MB_OP_MOVE_COPY);
-	o.u.move_copy.src_fid = deleted;
-	o.u.move_copy.dst_fid = inbox;
-	o.u.move_copy.n = 1;
-	o.u.move_copy.mids = &moved;
-	assert_int_equal(storetest_one(c, &o, &r), MB_ELOWDISK);
+	assert_int_equal(move_copy(c, deleted, inbox, 0, 1, &moved, NULL), MB_ELOWDISK);
 	o = opbatch_op(MB_OP_DELETE_MESSAGES);
 	o.u.del.fid = deleted;
 	o.u.del.n = 1;
@@ -347,17 +350,9 @@ static void test_low_disk_fault(void **state)
 	assert_int_equal(mb_client_call(c, ops, 3, &rep), 0);
 	assert_int_equal(rep.ops[2].status, MB_ELOWDISK);
 	uint32_t n_sent = count(c, sent);
-	struct mb_op o = opbatch_op(MB_OP_MOVE_COPY);
-	struct mb_op_reply r = {0};
-	o.u.move_copy.src_fid = inbox;
-	o.u.move_copy.dst_fid = sent;
-	o.u.move_copy.flags = MB_MC_F_COPY;
-	o.u.move_copy.n = 10;
-	o.u.move_copy.mids = big;
-	assert_int_equal(storetest_one(c, &o, &r), MB_ELOWDISK);
+	assert_int_equal(move_copy(c, inbox, sent, MB_MC_F_COPY, 10, big, NULL), MB_ELOWDISK);
 	assert_int_equal(count(c, sent), n_sent);
-	o.u.move_copy.n = 1;
-	assert_int_equal(storetest_one(c, &o, &r), 0);
+	assert_int_equal(move_copy(c, inbox, sent, MB_MC_F_COPY, 1, big, NULL), 0);
 	assert_int_equal(count(c, sent), n_sent + 1);
 	control("{\"fault\":\"clear\"}\n");
 	mb_client_destroy(c);
