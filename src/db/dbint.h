@@ -5,12 +5,15 @@
  *   0  u32 CRC-32 (the zlib polynomial; computed with ISA-L) of bytes 4..size
  *   4  u32 page number (detects misdirected writes)
  *   8  u64 LSN: end of the last log record applied to the page
- *   16 u8  type (PT_*)      17 u8 flags     18 u16 nkeys (node) / unused
- *   20 u32 next: right sibling (leaf), next page (overflow, free list)
+ *   16 u8  type (PT_*)      17 u8 flags     18 u16 nkeys (node; free-list
+ *          trunk: the free pages it lists) / unused
+ *   20 u32 next: right sibling (leaf), next page (overflow), next trunk
+ *          (free list)
  *   24 u32 prev: left sibling (leaf), leftmost child (internal),
  *          bytes used (overflow)
  *   28 u16 cell_lo: start of the cell area (node)   30 u16 frag: dead bytes
  *   32 ... slots (node: u16 cell offsets, sorted by key) / data (overflow)
+ *          / u32 page numbers (free-list trunk, nkeys of them)
  * Bytes 0..15 (crc, pgno, lsn) are maintained by the engine and never part
  * of a logged delta.  Page 0 is the database header, page 1 the root of the
  * catalog tree (tree name -> root page number).
@@ -55,8 +58,13 @@ enum { PT_ZERO = 0, PT_HEADER = 1, PT_LEAF = 2, PT_INTERNAL = 3, PT_OVERFLOW = 4
 
 /* header page (page 0) fields after the common header */
 /* Format 2: the store's rows hold string properties as UTF-16LE (format 1,
- * refused with its own message: UTF-8). */
-#define HP_MAGIC "MBDB0002"
+ * refused with its own message: UTF-8).  Format 3: free-list trunks list
+ * free pages (pager.c); a format 2 file is read as format 3 (its trunks
+ * list none) and becomes format 3, in the same transaction, when a trunk
+ * first lists a page, so an engine that knows only format 2 refuses it
+ * rather than misreading its free list. */
+#define HP_MAGIC "MBDB0003"
+#define HP_MAGIC_V2 "MBDB0002"
 #define HP_MAGIC_V1 "MBDB0001"
 #define HP_OFF_MAGIC 32
 #define HP_OFF_PAGESIZE 40

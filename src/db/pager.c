@@ -15,10 +15,11 @@
  *    (page size - PG_HDR) / 4 free page numbers (PG_OFF_NKEYS of them,
  *    after the page header); the header's free count counts trunks and
  *    listed pages.  Freeing a page writes its number into the head trunk,
- *    so a delete does not read or dirty the pages it frees (only when the
- *    head trunk is full does the freed page become the new head); a trunk
- *    with no entries is itself the next page allocated.  A chain written
- *    before trunks held entries is a chain of trunks with none;
+ *    so freeing does not dirty the page freed (the B+tree still reads an
+ *    overflow chain to learn its pages; only when the head trunk is full
+ *    does the freed page become the new head); a trunk with no entries is
+ *    itself the next page allocated.  A chain written before trunks held
+ *    entries (format 2) is a chain of trunks with none;
  *  - a new database file is written and synced under NAME.tmp and renamed,
  *    so a crash never leaves a half-made database;
  *  - the pager never calls up into the layers built on it: btree.c and
@@ -93,12 +94,13 @@ static int trunk_get(struct mb_db *db, uint32_t pgno, struct frame **out)
 	int r = pg_get(db, pgno, out);
 	if (r < 0)
 		return r;
-	if ((*out)->data[PG_OFF_TYPE] != PT_FREE ||
-	    rd16((*out)->data + PG_OFF_NKEYS) > trunk_cap(db)) {
-		uint8_t t = (*out)->data[PG_OFF_TYPE];
+	uint8_t t = (*out)->data[PG_OFF_TYPE];
+	uint16_t n = rd16((*out)->data + PG_OFF_NKEYS);
+	if (t != PT_FREE || n > trunk_cap(db)) {
 		cache_put(*out);
-		return db_seterr(db, MB_ECORRUPT, "%s: page %u: on the free list but of type %u",
-				 db->path, pgno, t);
+		return db_seterr(db, MB_ECORRUPT,
+				 "%s: page %u: on the free list but of type %u with %u entries",
+				 db->path, pgno, t, n);
 	}
 	return 0;
 }
@@ -129,28 +131,27 @@ int pg_alloc(struct mb_db *db, uint8_t type, struct frame **out)
 	uint32_t head = rd32(h->data + HP_OFF_FREEHEAD);
 	if (tr) {
 		uint16_t n = rd16(tr->data + PG_OFF_NKEYS);
-		if ((r = pg_write(db, tr)) < 0) {
+		if (n > 0) {
+			/* the last page the head trunk lists: checked, read and held
+			 * before the trunk changes, so a failure changes nothing */
+			uint32_t pgno = rd32(tr->data + PG_HDR + 4u * (n - 1u));
+			if (pgno < 2 || pgno >= rd32(h->data + HP_OFF_PAGECOUNT) || pgno == head)
+				r = db_seterr(db, MB_ECORRUPT,
+					      "%s: page %u: lists page %u as free, outside the "
+					      "file or itself",
+					      db->path, head, pgno);
+			else if ((r = pg_get(db, pgno, &fr)) == 0 && (r = pg_write(db, fr)) < 0)
+				cache_put(fr);
+			if (r == 0 && (r = pg_write(db, tr)) < 0)
+				cache_put(fr);
+			if (r == 0)
+				wr16(tr->data + PG_OFF_NKEYS, (uint16_t)(n - 1));
+			cache_put(tr);
+			if (r < 0)
+				goto out;
+		} else if ((r = pg_write(db, tr)) < 0) {
 			cache_put(tr);
 			goto out;
-		}
-		if (n > 0) {
-			/* the last page the head trunk lists */
-			uint32_t pgno = rd32(tr->data + PG_HDR + 4u * (n - 1u));
-			wr16(tr->data + PG_OFF_NKEYS, (uint16_t)(n - 1));
-			cache_put(tr);
-			if (pgno < 2 || pgno >= rd32(h->data + HP_OFF_PAGECOUNT)) {
-				r = db_seterr(
-				    db, MB_ECORRUPT,
-				    "%s: page %u: lists page %u as free, outside the file",
-				    db->path, head, pgno);
-				goto out;
-			}
-			if ((r = pg_get(db, pgno, &fr)) < 0)
-				goto out;
-			if ((r = pg_write(db, fr)) < 0) {
-				cache_put(fr);
-				goto out;
-			}
 		} else {
 			/* an empty trunk: itself, and the next trunk is the head */
 			fr = tr;
@@ -193,15 +194,24 @@ int pg_free(struct mb_db *db, uint32_t pgno)
 	if (r < 0)
 		return r;
 	uint32_t head = rd32(h->data + HP_OFF_FREEHEAD);
+	if (pgno < 2 || pgno >= rd32(h->data + HP_OFF_PAGECOUNT) || pgno == head) {
+		if (tr)
+			cache_put(tr);
+		r = db_seterr(db, MB_ECORRUPT, "%s: page %u freed: outside the file or a trunk",
+			      db->path, pgno);
+		goto out;
+	}
 	if (tr) {
 		uint16_t n = rd16(tr->data + PG_OFF_NKEYS);
 		if (n < trunk_cap(db)) {
-			/* listed in the head trunk: the freed page is not touched */
+			/* listed in the head trunk: the freed page is not touched;
+			 * the file is format 3 from the first listed page on */
 			if ((r = pg_write(db, tr)) == 0) {
 				wr32(tr->data + PG_HDR + 4u * n, pgno);
 				wr16(tr->data + PG_OFF_NKEYS, (uint16_t)(n + 1));
 				wr32(h->data + HP_OFF_FREECOUNT,
 				     rd32(h->data + HP_OFF_FREECOUNT) + 1);
+				memcpy(h->data + HP_OFF_MAGIC, HP_MAGIC, 8);
 			}
 			cache_put(tr);
 			goto out;
@@ -350,7 +360,8 @@ int db_open_file(struct mb_sg *sg, const char *name, uint32_t page_size, int fla
 			    "%s: written by an earlier mailbench (database format 1); run "
 			    "`mailbench init` on a new data directory",
 			    db->path);
-		} else if (memcmp(p + HP_OFF_MAGIC, HP_MAGIC, 8) ||
+		} else if ((memcmp(p + HP_OFF_MAGIC, HP_MAGIC, 8) &&
+			    memcmp(p + HP_OFF_MAGIC, HP_MAGIC_V2, 8)) ||
 			   (db->page_size != 4096 && db->page_size != 8192 &&
 			    db->page_size != 32768)) {
 			r = db_seterr(db, MB_ECORRUPT, "%s: not a mailbench database (bad header)",

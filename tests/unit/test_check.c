@@ -242,11 +242,67 @@ static void test_earlier_format(void **state)
 	free(data);
 }
 
+/* A database of format 2 (free-list trunks that list nothing) opens as
+ * it is; the first transaction whose freed pages a trunk lists makes it
+ * format 3 (an engine that knows only format 2 would misread its free
+ * list), and it checks clean. */
+static void test_format_2_becomes_3(void **state)
+{
+	(void)state;
+	char *data = dbt_tmpdir();
+	char g[4200], path[4300];
+	snprintf(g, sizeof(g), "%s/sg1", data);
+	snprintf(path, sizeof(path), "%s/db01.mdb", g);
+	struct mb_sg_options o;
+	mb_sg_options_init(&o);
+	o.dir = g;
+	o.create = true;
+	o.cache_mb = 4;
+	struct mb_sg *sg;
+	struct mb_db *db;
+	struct mb_tree *t;
+	uint8_t v[40000];
+	dbt_fill(v, sizeof(v), 5, 0);
+	assert_int_equal(mb_sg_open(&o, &sg), 0);
+	assert_int_equal(mb_db_open(sg, "db01.mdb", PS, MB_DB_CREATE, &db), 0);
+	assert_int_equal(mb_db_begin(db), 0);
+	assert_int_equal(mb_tree_open(db, "t", MB_TREE_CREATE, &t), 0);
+	assert_int_equal(mb_tree_put(t, "big", 3, v, sizeof(v), 0), 0);
+	assert_int_equal(mb_db_commit(db), 0);
+	assert_int_equal(mb_db_close(db), 0);
+	assert_int_equal(mb_sg_close(sg), 0);
+	uint8_t p[PS];
+	rw_page(path, 0, p, false);
+	assert_memory_equal(p + HP_OFF_MAGIC, HP_MAGIC, 8);
+	assert_int_equal(rd32(p + HP_OFF_FREEHEAD), 0);
+	memcpy(p + HP_OFF_MAGIC, HP_MAGIC_V2, 8);
+	mb_page_seal(p, PS);
+	rw_page(path, 0, p, true);
+
+	o.create = false;
+	assert_int_equal(mb_sg_open(&o, &sg), 0);
+	assert_int_equal(mb_db_open(sg, "db01.mdb", 0, 0, &db), 0);
+	assert_int_equal(mb_tree_open(db, "t", 0, &t), 0);
+	assert_int_equal(mb_db_begin(db), 0);
+	assert_int_equal(mb_tree_del(t, "big", 3), 0);
+	assert_int_equal(mb_db_commit(db), 0);
+	assert_int_equal(mb_db_close(db), 0);
+	assert_int_equal(mb_sg_close(sg), 0);
+	rw_page(path, 0, p, false);
+	assert_memory_equal(p + HP_OFF_MAGIC, HP_MAGIC, 8);
+	assert_true(rd32(p + HP_OFF_FREECOUNT) >= sizeof(v) / PS);
+	struct mb_check_report rep;
+	assert_int_equal(check(data, &rep), 0);
+	dbt_rmrf(data);
+	free(data);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_clean_and_corrupt),
 	    cmocka_unit_test(test_earlier_format),
+	    cmocka_unit_test(test_format_2_becomes_3),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
