@@ -117,8 +117,8 @@ static void test_basic(void **state)
 	free(dir);
 }
 
-/* Freed pages are listed in trunk pages, so a delete neither reads nor
- * dirties the pages it frees: three 1.5 MiB values (about 1,160 overflow pages)
+/* Freed pages are listed in trunk pages, so a delete does not dirty the
+ * pages it frees: three 1.5 MiB values (about 1,160 overflow pages)
  * deleted in one transaction under a 2 MiB cache (512 frames; before,
  * each freed page became a dirty frame and the delete failed with
  * MB_EFULL); the free count covers them, the check walks the trunks, and
