@@ -245,9 +245,10 @@ static const struct mb_opt store_opts[] = {
      .min = 0,
      .max = 1 << 24,
      .dtext = "256",
-     .help = "MiB that must stay free in the data (and log) directory's file system: below "
-	     "it operations that add content (new messages, submissions, copies, imports) fail "
-	     "(MB_ELOWDISK) while reads, flags, moves and deletes go on; 0: off"},
+     .help = "MiB that must stay free in the data (and log) directory's file system: below it "
+	     "operations that add content (new messages, string edits, submissions, copies, "
+	     "imports, moves other than into Deleted Items) fail (MB_ELOWDISK) while reads, "
+	     "flags, moves into Deleted Items and deletes go on; 0: off"},
     {.path = "dump-payloads",
      .flag = "dump-payloads",
      .metavar = "FILE",
