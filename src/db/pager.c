@@ -132,15 +132,20 @@ int pg_alloc(struct mb_db *db, uint8_t type, struct frame **out)
 	if (tr) {
 		uint16_t n = rd16(tr->data + PG_OFF_NKEYS);
 		if (n > 0) {
-			/* the last page the head trunk lists: checked, read and held
-			 * before the trunk changes, so a failure changes nothing */
+			/* the last page the head trunk lists: checked and held before
+			 * the trunk changes, so a failure changes nothing.  Not read:
+			 * its old bytes are overwritten, and a frame made new (zeros,
+			 * LSN 0) is logged as a full image, as an extension page is */
 			uint32_t pgno = rd32(tr->data + PG_HDR + 4u * (n - 1u));
+			char why[256] = "";
 			if (pgno < 2 || pgno >= rd32(h->data + HP_OFF_PAGECOUNT) || pgno == head)
 				r = db_seterr(db, MB_ECORRUPT,
 					      "%s: page %u: lists page %u as free, outside the "
 					      "file or itself",
 					      db->path, head, pgno);
-			else if ((r = pg_get(db, pgno, &fr)) == 0 && (r = pg_write(db, fr)) < 0)
+			else if ((r = cache_get(db->cf, pgno, CG_NEW, &fr, why, sizeof(why))) < 0)
+				r = db_seterr(db, r, "%s: %s", db->path, why);
+			else if ((r = pg_write(db, fr)) < 0)
 				cache_put(fr);
 			if (r == 0 && (r = pg_write(db, tr)) < 0)
 				cache_put(fr);
@@ -360,6 +365,12 @@ int db_open_file(struct mb_sg *sg, const char *name, uint32_t page_size, int fla
 			    "%s: written by an earlier mailbench (database format 1); run "
 			    "`mailbench init` on a new data directory",
 			    db->path);
+		} else if (!memcmp(p + HP_OFF_MAGIC, "MBDB", 4) &&
+			   memcmp(p + HP_OFF_MAGIC, HP_MAGIC, 8) > 0) {
+			r = db_seterr(db, MB_EUNSUPPORTED,
+				      "%s: written by a later mailbench (database format %.4s); "
+				      "use that version or a new data directory",
+				      db->path, (const char *)p + HP_OFF_MAGIC + 4);
 		} else if ((memcmp(p + HP_OFF_MAGIC, HP_MAGIC, 8) &&
 			    memcmp(p + HP_OFF_MAGIC, HP_MAGIC_V2, 8)) ||
 			   (db->page_size != 4096 && db->page_size != 8192 &&

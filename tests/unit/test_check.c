@@ -200,8 +200,8 @@ static void test_clean_and_corrupt(void **state)
 
 /* A database of the earlier format (1: the store's rows held UTF-8
  * strings) is refused at open with a message naming the file and the
- * format (MB_EUNSUPPORTED); a header that is not mailbench's at all is
- * MB_ECORRUPT, "not a mailbench database". */
+ * format (MB_EUNSUPPORTED), as is one of a later format; a header that is
+ * not mailbench's at all is MB_ECORRUPT, "not a mailbench database". */
 static void test_earlier_format(void **state)
 {
 	(void)state;
@@ -217,6 +217,7 @@ static void test_earlier_format(void **state)
 	} cases[] = {
 	    {HP_MAGIC_V1, MB_EUNSUPPORTED, "written by an earlier mailbench (database format 1)"},
 	    {"NOTMBDB!", MB_ECORRUPT, "not a mailbench database"},
+	    {"MBDB0004", MB_EUNSUPPORTED, "written by a later mailbench (database format 0004)"},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		uint8_t p[PS];
