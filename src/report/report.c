@@ -135,18 +135,16 @@ void mb_summary_evaluate(struct mb_run_summary *s)
 			mb_format_value((enum mb_counter_id)i, true, s->avg[i], v, sizeof(v));
 			mb_threshold_text(&s->thresholds.counter[i], (enum mb_counter_id)i, th,
 					  sizeof(th));
-			if (i == MB_C_ACTIONS_FAILED_PCT && s->health.nfail_causes > 0)
+			if (i == MB_C_ACTIONS_FAILED_PCT) {
+				/* with the commonest cause, when the load engine named one */
+				const struct mb_fail_cause *fc =
+				    s->health.nfail_causes > 0 ? &s->health.fail_causes[0] : NULL;
 				add_reason(s,
 					   "%.0f of %.0f actions failed (%s%% of done; threshold "
-					   "%s), most by %s: %s",
-					   failed, done + failed, v, th,
-					   s->health.fail_causes[0].cause,
-					   s->health.fail_causes[0].what);
-			else if (i == MB_C_ACTIONS_FAILED_PCT)
-				add_reason(
-				    s, "%.0f of %.0f actions failed (%s%% of done; threshold %s)",
-				    failed, done + failed, v, th);
-			else
+					   "%s)%s%s%s%s",
+					   failed, done + failed, v, th, fc ? ", most by " : "",
+					   fc ? fc->cause : "", fc ? ": " : "", fc ? fc->what : "");
+			} else
 				add_reason(s, "%s %s (threshold %s)", mb_counters[i].label, v, th);
 		} else if (s->verdict[i] == MB_VERDICT_PASS && s->overall == MB_VERDICT_NONE) {
 			s->overall = MB_VERDICT_PASS;

@@ -10,14 +10,15 @@
  * the reserve keeps the room.  An operation that would add more than the
  * room left above the reserve is refused too: a draft's save and
  * submission count what the draft holds (times the databases it may
- * reach), a copy the sizes of the messages it copies.  So one client that fills the disk costs the
- * others their new mail, not their storage group (a write that finds the
- * disk full puts the whole group in the ERROR state, groups.c).
+ * reach), a copy the sizes of the messages it copies.  So one client that
+ * fills the disk costs the others their new mail, not their storage group
+ * (a write that finds the disk full puts the whole group in the ERROR
+ * state, groups.c).
  *
  * The free space is looked up through the engine's I/O layer (the
  * fault-injecting vfs answers it under a "low-disk" fault), less the
- * database cache's dirty pages (bytes on their way to the disk), at most every
- * RESERVE_LOOK_NS by whichever worker asks first, by the stats thread every
+ * database cache's dirty pages (bytes on their way to the disk), at most
+ * every RESERVE_LOOK_NS by whichever worker asks first, by the stats thread every
  * second when there is a stats stream, and by the control thread after a
  * fault changes it; one look at a time (look_mu), so the last stored is
  * the latest.  At a look that crosses the reserve the store says so on
@@ -112,9 +113,9 @@ int mb__reserve_check(struct mb_store *st, uint64_t bytes)
 	if ((int64_t)(now - last) >= RESERVE_LOOK_NS &&
 	    atomic_compare_exchange_strong(&r->checked_ns, &last, now))
 		mb__reserve_look(st);
-	uint64_t free = atomic_load(&r->free), pending = atomic_load(&r->pending);
-	if (atomic_load(&r->known) && (atomic_load(&r->low) || free < pending + r->min_free ||
-				       bytes > free - pending - r->min_free)) {
+	/* below the reserve already, or the bytes would take it there */
+	if (atomic_load(&r->known) &&
+	    atomic_load(&r->free) < atomic_load(&r->pending) + r->min_free + bytes) {
 		atomic_fetch_add(&r->refused, 1);
 		return MB_ELOWDISK;
 	}

@@ -24,15 +24,22 @@
 
 #define PS 4096
 
-static void make_group(const char *dir, int ndb)
+/* The storage group in dir, with a 4 MiB cache (made when create). */
+static struct mb_sg *open_group(const char *dir, bool create)
 {
 	struct mb_sg_options o;
 	mb_sg_options_init(&o);
 	o.dir = dir;
-	o.create = true;
+	o.create = create;
 	o.cache_mb = 4;
 	struct mb_sg *sg;
 	assert_int_equal(mb_sg_open(&o, &sg), 0);
+	return sg;
+}
+
+static void make_group(const char *dir, int ndb)
+{
+	struct mb_sg *sg = open_group(dir, true);
 	for (int d = 0; d < ndb; d++) {
 		char name[32];
 		snprintf(name, sizeof(name), "db%02d.mdb", d + 1);
@@ -224,14 +231,9 @@ static void test_earlier_format(void **state)
 		rw_page(path, 0, p, false);
 		memcpy(p + HP_OFF_MAGIC, cases[i].magic, 8);
 		rw_page(path, 0, p, true);
-		struct mb_sg_options o;
-		mb_sg_options_init(&o);
-		o.dir = g;
-		o.cache_mb = 4;
-		struct mb_sg *sg;
+		struct mb_sg *sg = open_group(g, false);
 		struct mb_db *db = NULL;
 		char why[512];
-		assert_int_equal(mb_sg_open(&o, &sg), 0);
 		assert_int_equal(mb_db_open(sg, "db01.mdb", 0, 0, &db), cases[i].rc);
 		assert_null(db);
 		mb_db_open_errmsg(cases[i].rc, why, sizeof(why));
@@ -254,17 +256,11 @@ static void test_format_2_becomes_3(void **state)
 	char g[4200], path[4300];
 	snprintf(g, sizeof(g), "%s/sg1", data);
 	snprintf(path, sizeof(path), "%s/db01.mdb", g);
-	struct mb_sg_options o;
-	mb_sg_options_init(&o);
-	o.dir = g;
-	o.create = true;
-	o.cache_mb = 4;
-	struct mb_sg *sg;
 	struct mb_db *db;
 	struct mb_tree *t;
 	uint8_t v[40000];
 	dbt_fill(v, sizeof(v), 5, 0);
-	assert_int_equal(mb_sg_open(&o, &sg), 0);
+	struct mb_sg *sg = open_group(g, true);
 	assert_int_equal(mb_db_open(sg, "db01.mdb", PS, MB_DB_CREATE, &db), 0);
 	assert_int_equal(mb_db_begin(db), 0);
 	assert_int_equal(mb_tree_open(db, "t", MB_TREE_CREATE, &t), 0);
@@ -280,8 +276,7 @@ static void test_format_2_becomes_3(void **state)
 	mb_page_seal(p, PS);
 	rw_page(path, 0, p, true);
 
-	o.create = false;
-	assert_int_equal(mb_sg_open(&o, &sg), 0);
+	sg = open_group(g, false);
 	assert_int_equal(mb_db_open(sg, "db01.mdb", 0, 0, &db), 0);
 	assert_int_equal(mb_tree_open(db, "t", 0, &t), 0);
 	assert_int_equal(mb_db_begin(db), 0);
