@@ -73,6 +73,11 @@ int mb__submit_begin(struct dbw *w, struct req *r, struct handle *h)
 	}
 	if (rc)
 		return rc;
+	/* the Sent Items copy and one in each recipient's Inbox must fit
+	 * above the free-space reserve (reserve.c); nothing is written yet */
+	rc = mb__reserve_check(st, mb__handle_bytes(h) * (uint64_t)(1 + sub->nrcpt));
+	if (rc)
+		return rc;
 	/* databases in increasing order */
 	sub->dbs = mb__ar(r, (size_t)st->ndb * sizeof(int));
 	if (!sub->dbs)

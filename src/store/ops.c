@@ -745,8 +745,8 @@ int mb_ops_execute(struct dbw *w, struct req *r)
 			/* the database's storage group is out of service */
 			rc = w->offline_rc ? w->offline_rc : MB_EIO;
 			r->sub = NULL;
-		} else if ((op->code != MB_OP_SUBMIT || !r->sub) && r->sess->logged_on &&
-			   (rc = mb__reserve_check(st, mb__op_adds_content(st, r->sess, op)))) {
+		} else if (r->sess->logged_on &&
+			   (rc = mb__reserve_check(st, mb__op_adds_content(r->sess, op)))) {
 			/* the disk is below the reserve: refused, nothing changed */
 		} else if (op->code == MB_OP_SUBMIT) {
 			struct handle *h = mb__handle_find(r->sess, op->u.save.handle);

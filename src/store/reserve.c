@@ -8,9 +8,10 @@
  * still runs: reads, flag changes of stored messages, moves into Deleted
  * Items and deletes, and the log and checkpoints of the engine, for which
  * the reserve keeps the room.  An operation that would add more than the
- * room left above the reserve is refused too: a draft's save and
- * submission count what the draft holds (times the databases it may
- * reach), a copy the sizes of the messages it copies.  So one client that
+ * room left above the reserve is refused too: a draft's save counts what
+ * the draft holds, a submission that once for its Sent Items copy and once
+ * per recipient it resolves to (each has a copy of its own in its Inbox),
+ * a copy the sizes of the messages it copies.  So one client that
  * fills the disk costs the others their new mail, not their storage group
  * (a write that finds the disk full puts the whole group in the ERROR
  * state, groups.c).
@@ -138,7 +139,7 @@ static bool fixed_size(uint32_t tag)
 	}
 }
 
-uint64_t mb__op_adds_content(const struct mb_store *st, struct session *s, const struct mb_op *op)
+uint64_t mb__op_adds_content(struct session *s, const struct mb_op *op)
 {
 	switch (op->code) {
 	case MB_OP_SAVE_CHANGES: {
@@ -152,13 +153,10 @@ uint64_t mb__op_adds_content(const struct mb_store *st, struct session *s, const
 				return mb__handle_bytes(h);
 		return 0; /* flags and numbers of a stored message */
 	}
-	case MB_OP_SUBMIT: {
-		/* a copy in each recipient database, at most all of them */
-		const struct handle *h = mb__handle_find(s, op->u.save.handle);
-		if (!h || h->kind != H_DRAFT)
-			return 0;
-		return mb__handle_bytes(h) * (uint64_t)st->ndb;
-	}
+	case MB_OP_SUBMIT:
+		/* a copy for each recipient, once they are resolved
+		 * (mb__submit_begin checks mb__submit_adds) */
+		return 0;
 	case MB_OP_CREATE_CONTACT:
 		return 1 + mb__props_bytes(op->u.create_contact.props, op->u.create_contact.n);
 	case MB_OP_MOVE_COPY:

@@ -239,11 +239,12 @@ struct mb_store {
  * destroyed with the store) and look at the free space once; look again now (the stats and control
  * threads); 0, or MB_ELOWDISK when the disk is below the reserve or bytes would take it there
  * (counts the refusal; looks again when the last look is older than 100 ms; 0 bytes always pass);
- * what op may add, in bytes (an upper bound; session s's handles say what a save holds). */
+ * what op may add, in bytes (an upper bound; session s's handles say what a save holds; a
+ * submission is checked by mb__submit_begin once its recipients are resolved). */
 void mb__reserve_init(struct mb_store *st);
 void mb__reserve_look(struct mb_store *st);
 int mb__reserve_check(struct mb_store *st, uint64_t bytes);
-uint64_t mb__op_adds_content(const struct mb_store *st, struct session *s, const struct mb_op *op);
+uint64_t mb__op_adds_content(struct session *s, const struct mb_op *op);
 
 /* ops.c: run a request's operations on worker w from req->next_op until it
  * is finished (returns 0: the caller releases the execution token) or must

@@ -14,10 +14,12 @@
  *    the refusals (x.store.refused.disk) and the state (limits.disk_low).
  *    With 268 MiB free (12 MiB of room above the reserve, less the
  *    cache's dirty pages: some KiB here) what fits passes and what does
- *    not is refused: a 1.5 MiB message's save passes, its submission (a
- *    copy per database it may reach: 18 MiB) and a copy of it ten times
- *    (15 MiB) do not, one copy does (the store has a 64 MiB cache, so the
- *    copies made before the refusal fit in one transaction).
+ *    not is refused: a 1.5 MiB message's save passes; a 2.5 MiB draft's
+ *    submission to four recipients (its Sent Items copy and four: 12.5
+ *    MiB) does not and changes nothing, to one recipient (5 MiB) it does
+ *    and is delivered; a copy of the 1.5 MiB message ten times (15 MiB)
+ *    does not, one copy does (the store has a 64 MiB cache, so the copies
+ *    made before the refusal fit in one transaction).
  */
 #include <poll.h>
 #include <setjmp.h>
@@ -341,15 +343,36 @@ static void test_low_disk_fault(void **state)
 	uint64_t big[10];
 	for (int i = 0; i < 10; i++)
 		big[i] = rep.ops[2].u.saved.mid;
-	struct mb_bytes to = mb_str(mb_topology_user(T.topo, 2)->name);
-	struct mb_prop sp[3];
-	opbatch_mail_props(sp, "room", body, &to, 1);
+	/* a submission: its Sent Items copy and one per recipient; four
+	 * recipients of a 2.5 MiB draft (12.5 MiB) do not fit, one (5 MiB)
+	 * does and is delivered */
+	static char body2[2560 << 10];
+	memset(body2, 'r', sizeof(body2) - 1);
+	struct mb_bytes to[4];
+	for (int i = 0; i < 4; i++)
+		to[i] = mb_str(mb_topology_user(T.topo, i)->name);
 	uint64_t sent = MB_FID(mb_client_mailbox(c), MB_FID_SENT);
+	uint32_t n_sent = count(c, sent);
+	struct mb_client *c2 = storetest_client(&T, 2, 0);
+	assert_non_null(c2);
+	uint64_t inbox2 = MB_FID(mb_client_mailbox(c2), MB_FID_INBOX);
+	uint32_t n_inbox2 = count(c2, inbox2);
+	struct mb_prop sp[3];
+	opbatch_mail_props(sp, "room", body2, to, 4);
 	memset(ops, 0, sizeof(ops));
 	opbatch_compose(ops, sent, 4, sp, 3, MB_OP_SUBMIT);
 	assert_int_equal(mb_client_call(c, ops, 3, &rep), 0);
 	assert_int_equal(rep.ops[2].status, MB_ELOWDISK);
-	uint32_t n_sent = count(c, sent);
+	assert_int_equal(count(c, sent), n_sent);
+	assert_int_equal(count(c2, inbox2), n_inbox2);
+	opbatch_mail_props(sp, "room", body2, &to[2], 1);
+	memset(ops, 0, sizeof(ops));
+	opbatch_compose(ops, sent, 5, sp, 3, MB_OP_SUBMIT);
+	assert_int_equal(mb_client_call(c, ops, 3, &rep), 0);
+	assert_int_equal(rep.ops[2].status, 0);
+	assert_int_equal(count(c, sent), ++n_sent);
+	assert_int_equal(count(c2, inbox2), n_inbox2 + 1);
+	mb_client_destroy(c2);
 	assert_int_equal(move_copy(c, inbox, sent, MB_MC_F_COPY, 10, big, NULL), MB_ELOWDISK);
 	assert_int_equal(count(c, sent), n_sent);
 	assert_int_equal(move_copy(c, inbox, sent, MB_MC_F_COPY, 1, big, NULL), 0);
