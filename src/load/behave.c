@@ -380,10 +380,10 @@ static int act_process_inbox(struct mb_behave *b, const struct mb_behave_env *en
 		case PI_REPLY:
 			if (b->replies < b->nreplies) {
 				/* a reply to an unknown sender is addressed by the plan;
-				 * cached: the original is local, not opened on the server */
+				 * the original (cached: local) gets the reply's verb */
 				enum mb_msg_kind k = mb_sched_reply_kind(env->sp, me->rng);
-				plan_send(b, env, me, k, b->rwho[b->replies],
-					  env->cached ? 0 : b->rmid[b->replies], out);
+				plan_send(b, env, me, k, b->rwho[b->replies], b->rmid[b->replies],
+					  out);
 				return 1;
 			}
 			if (b->n == 0) {

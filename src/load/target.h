@@ -147,8 +147,9 @@ struct mb_step {
 	uint32_t max_rows;	  /* LIST_FOLDER, NEXT_ROWS, CALENDAR_RANGE, LIST_CONTACTS */
 	uint32_t start_row;	  /* LIST_CONTACTS */
 	int64_t start_ms, end_ms; /* CALENDAR_RANGE, FREEBUSY, CREATE_APPOINTMENT, SEND meeting */
-	uint64_t item;		  /* READ, OPEN_ATTACHMENT, MARK_READ; SEND: quoted item or 0 */
-	const uint64_t *ids;	  /* MOVE: to Deleted Items; DELETE; MARK_READ (more) */
+	uint64_t item;	     /* READ, OPEN_ATTACHMENT, MARK_READ; SEND: the original replied to or
+				forwarded (it gets the verb), or 0 */
+	const uint64_t *ids; /* MOVE: to Deleted Items; DELETE; MARK_READ (more) */
 	int nids;
 	const uint64_t *more; /* MOVE: to dst */
 	int nmore;

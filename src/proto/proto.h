@@ -193,6 +193,21 @@ enum mb_ptype {
 /* The body's bytes in its own format (text, RTF or HTML): binary, as
  * Outlook's PR_RTF_COMPRESSED and PR_HTML are, so not UTF-16; a long value. */
 #define MB_PR_BODY MB_PTAG(0x1000, MB_PT_BINARY)
+/* What the client leaves on the original once a reply or forward is sent
+ * (PidTagLastVerbExecuted 0x1081, PidTagLastVerbExecutionTime 0x1082,
+ * PidTagIconIndex 0x1080, [MS-OXPROPS]; the verbs are the Exchange SDK's
+ * EXCHIVERB_REPLYTOSENDER and EXCHIVERB_FORWARD, the icons Outlook's
+ * replied and forwarded mail): the reading pane's "You replied to this
+ * message on ..." and the view's icon. */
+#define MB_PR_ICON_INDEX MB_PTAG(0x1080, MB_PT_I32)
+#define MB_PR_LAST_VERB_EXECUTED MB_PTAG(0x1081, MB_PT_I32)
+#define MB_PR_LAST_VERB_EXECUTION_TIME MB_PTAG(0x1082, MB_PT_TIME)
+enum {
+	MB_VERB_REPLY_TO_SENDER = 102, /* EXCHIVERB_REPLYTOSENDER */
+	MB_VERB_FORWARD = 104,	       /* EXCHIVERB_FORWARD */
+	MB_ICON_REPLIED = 0x105,
+	MB_ICON_FORWARDED = 0x106,
+};
 #define MB_PR_DISPLAY_NAME MB_PTAG(0x3001, MB_PT_STRING)
 #define MB_PR_EMAIL_ADDRESS MB_PTAG(0x3003, MB_PT_STRING)
 #define MB_PR_CONTENT_COUNT MB_PTAG(0x3602, MB_PT_I32)

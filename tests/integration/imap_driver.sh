@@ -4,7 +4,8 @@
 # the driver's ops table (tests/integration/mb-imapdrv provides the
 # engine's services over blocking sockets): every supported step in online
 # mode, then in cached mode (full sync, incremental sync, local listings,
-# uploaded changes); free/busy is "not supported by the target"; every
+# uploaded changes); a reply's original is flagged \Answered; free/busy is
+# "not supported by the target"; every
 # submission acknowledged at 250 goes into the ack log with its recipient
 # mailboxes, and `mailbench check --target imap://` finds them all.
 # Exit 77 without dovecot/postfix/jq or root.  Bounded by timeouts.
@@ -28,6 +29,9 @@ smtp=${MB_LAB_SMTP#smtp://}
 timeout 60 "$B/mb-imapdrv" "$D/accounts.json" "$imap" "$smtp" 0 "$T/ack.log" online \
 	>"$T/online.out" 2>&1 || fail "online steps"
 cat "$T/online.out"
+# the reply flagged its original \Answered: Maildir's R in the INBOX
+find "$D" -path '*/Maildir/cur/*' -name '*:2,*R*' | grep -q . ||
+	fail "the reply's original is not flagged \\Answered"
 timeout 60 "$B/mb-imapdrv" "$D/accounts.json" "$imap" "$smtp" 1 "$T/ack.log" cached \
 	>"$T/cached.out" 2>&1 || fail "cached steps"
 grep "sync\|local 1" "$T/cached.out" | head -5

@@ -7,7 +7,8 @@
  *   mb-imapdrv ACCOUNTS IMAPADDR SMTPADDR USERINDEX ACKLOG online|cached
  *
  * Runs the steps of every supported action (logon, listings, read and
- * mark read, send with a list recipient, appointments and contacts,
+ * mark read, send with a list recipient, a reply (its original then
+ * flagged \Answered), appointments and contacts,
  * move, delete, keepalive, logoff; in cached mode a full sync first and
  * local listings after), prints one line per step and per operation name
  * (count, mean round trip), exits 0 when every step did what it should.
@@ -356,13 +357,16 @@ int main(int argc, char **argv)
 	s.size = 3000;
 	bad |= run_step(&u, &s, "send") != 0;
 	bad |= st->n.msgs_sent != 1;
+	/* a reply to the first message: sent, then its original \Answered */
 	memset(&s, 0, sizeof(s));
 	s.kind = MB_STEP_SEND;
+	s.msg_kind = MB_MSG_REPLY;
+	s.item = first;
 	s.users = to;
 	s.nusers = 1;
 	s.seed = 78;
 	s.size = 1000;
-	bad |= run_step(&u, &s, "send (kept session)") != 0;
+	bad |= run_step(&u, &s, "reply (kept session)") != 0;
 
 	memset(&s, 0, sizeof(s));
 	s.kind = MB_STEP_LIST_FOLDER;

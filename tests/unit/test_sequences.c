@@ -214,6 +214,13 @@ static void test_online(void **state)
 	assert_true(OP(&m, REGISTER_NOTIFY) >= 1);
 	assert_true(OP(&m, GET_CONTENTS_TABLE) >= 1);
 	assert_true(OP(&m, SORT_TABLE) == OP(&m, GET_CONTENTS_TABLE));
+	/* each read opens an unread message and marks it read (OpenMessage,
+	 * GetPropertiesSpecific, ..., SaveChangesMessage); each reply or
+	 * forward opens its original and, once sent, saves the verb on it
+	 * (PidTagLastVerbExecuted, its time, PidTagIconIndex) */
+	assert_true(OP(&m, SUBMIT) > 0);
+	assert_true(OP(&m, OPEN_MESSAGE) >= OP(&m, GET_PROPS) + OP(&m, SUBMIT));
+	assert_true(OP(&m, SAVE_CHANGES) == OP(&m, GET_PROPS) + OP(&m, SUBMIT));
 
 	run_enough("online", MB_A_BROWSE_MAIL, 2.5, -1, &m);
 	assert_true(m.done >= 3);
@@ -297,7 +304,12 @@ static void test_cached(void **state)
 	assert_true(per_action(&m, OP(&m, SYNC_OPEN_COLLECTOR), 0.9, 3.1));
 	assert_true(OP(&m, SYNC_OPEN_COLLECTOR) < OP(&m, SUBMIT));
 	assert_true(OP(&m, SYNC_GET_STATE) >= OP(&m, SYNC_OPEN_COLLECTOR) - NUSERS);
-	assert_true(m.ops < 70);
+	/* each reply or forward: its Sent Items copy saved, and the local
+	 * original's verb uploaded (OpenMessage for the import of an existing
+	 * message, SetProperties, SaveChangesMessage, Release) */
+	assert_true(OP(&m, SUBMIT) > 0);
+	assert_true(OP(&m, SAVE_CHANGES) == 2 * OP(&m, SUBMIT));
+	assert_true(m.ops < 90);
 }
 
 /* Cached mode's first logon downloads the headers of every folder (the

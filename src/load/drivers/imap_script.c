@@ -182,8 +182,24 @@ int mb__imap_step_next(struct mb_tuser *u, int ok, const struct mb_imap_resp *r)
 			}
 			return 0; /* connecting: continues at AUTH's reply */
 		}
-		/* phase 1: APPEND to Sent Items answered */
-		return ok ? 1 : MB_EPROTO;
+		/* phase 1: APPEND to Sent Items answered; a reply or forward
+		 * then flags its original as Thunderbird does (\Answered,
+		 * RFC 3501 2.3.2; the $Forwarded keyword of IANA's IMAP
+		 * keywords registry): phase 2 its folder selected, phase 3
+		 * the STORE answered */
+		if (!ok)
+			return iu->phase == 2 ? MB_ENOTFOUND : MB_EPROTO;
+		if (!s->item || iu->phase == 3)
+			return 1;
+		if (iu->phase == 1 && iu->selected != (int)(s->item >> 32)) {
+			iu->phase = 2;
+			return mb__imap_select_folder(u, (int)(s->item >> 32));
+		}
+		iu->selected = (int)(s->item >> 32);
+		iu->phase = 3;
+		return mb__imap_cmd(u, OP_STORE, "UID STORE %u +FLAGS.SILENT (%s)",
+				    (uint32_t)s->item,
+				    s->msg_kind == MB_MSG_FORWARD ? "$Forwarded" : "\\Answered");
 	case MB_STEP_CREATE_APPOINTMENT:
 	case MB_STEP_CREATE_CONTACT:
 		if (iu->phase == 0) {

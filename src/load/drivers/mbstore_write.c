@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/clock.h"
 #include "core/content.h"
 #include "core/error.h"
 #include "load/drivers/mbstore_int.h"
@@ -75,12 +76,30 @@ int mb__mbs_took_resolve(struct mb_tuser *u, const struct mb_reply *r, struct mb
  * RopSynchronizationImportMessageChange, SetProperties, the attachments,
  * SaveChangesMessage), in the action's request as every cached upload here
  * (docs/workload.md). */
+/* The original of a reply or forward (open as handle h) marked once the
+ * message is sent: SetProperties(PidTagLastVerbExecuted, its time,
+ * PidTagIconIndex), SaveChangesMessage. */
+static void emit_verb(struct mb__rb *rb, uint32_t h, const struct mb_step *s)
+{
+	bool fwd = s->msg_kind == MB_MSG_FORWARD;
+	struct mb_op *op = mb__rb_op(rb, MB_OP_SET_PROPS);
+	struct mb_prop *p = mb__rb_props(rb, 3);
+	p[0] =
+	    mb_prop_i64(MB_PR_LAST_VERB_EXECUTED, fwd ? MB_VERB_FORWARD : MB_VERB_REPLY_TO_SENDER);
+	p[1] = mb_prop_i64(MB_PR_LAST_VERB_EXECUTION_TIME, mb_wall_ms());
+	p[2] = mb_prop_i64(MB_PR_ICON_INDEX, fwd ? MB_ICON_FORWARDED : MB_ICON_REPLIED);
+	op->u.set_props.handle = h;
+	op->u.set_props.n = 3;
+	op->u.set_props.props = p;
+	mb__rb_op(rb, MB_OP_SAVE_CHANGES)->u.save.handle = h;
+}
+
 int mb__mbs_emit_send(struct mb_tuser *u, const struct mb_step *s, struct mb_step_result *res)
 {
 	(void)res;
 	struct mb__rb *rb = RB(u);
 	bool cached = M(u)->rep != NULL;
-	if (s->item) {
+	if (s->item && !cached) {
 		struct mb_op *o = mb__rb_op(rb, MB_OP_OPEN_MESSAGE);
 		o->u.open_message.fid = fid_of(u, MB_FID_INBOX);
 		o->u.open_message.mid = s->item;
@@ -96,8 +115,10 @@ int mb__mbs_emit_send(struct mb_tuser *u, const struct mb_step *s, struct mb_ste
 	mb__mbs_compose_attachments(u, H_NEW, s);
 	int end = rb->nops;
 	mb__rb_op(rb, MB_OP_SUBMIT)->u.save.handle = H_NEW; /* submitting releases it */
-	if (s->item)
+	if (s->item && !cached) {
+		emit_verb(rb, H_MSG, s);
 		mb__rb_op(rb, MB_OP_RELEASE)->u.release.handle = H_MSG;
+	}
 	if (cached && !mb__rb_error(rb)) {
 		/* the second upload, an ICS upload of Sent Items: the draft's
 		 * ops again (same handles, the same content already in the
@@ -123,6 +144,22 @@ int mb__mbs_emit_send(struct mb_tuser *u, const struct mb_step *s, struct mb_ste
 		mb__rb_op(rb, MB_OP_RELEASE)->u.release.handle = H_NEW;
 		mb__mbs_upload_done(u, hc);
 	}
+	if (s->item && cached && !mb__rb_error(rb)) {
+		/* the local original's new verb, an upload of the Inbox: an
+		 * existing message imported (RopSynchronizationImportMessageChange
+		 * of its id: OpenMessage here), its properties, saved */
+		uint32_t hc;
+		int rc = mb__mbs_upload_open(u, MB_FID_INBOX, &hc);
+		if (rc)
+			return rc;
+		struct mb_op *o = mb__rb_op(rb, MB_OP_OPEN_MESSAGE);
+		o->u.open_message.fid = fid_of(u, MB_FID_INBOX);
+		o->u.open_message.mid = s->item;
+		o->u.open_message.handle = H_MSG;
+		emit_verb(rb, H_MSG, s);
+		mb__rb_op(rb, MB_OP_RELEASE)->u.release.handle = H_MSG;
+		mb__mbs_upload_done(u, hc);
+	}
 	return mb__mbs_send_rpc(u);
 }
 
@@ -145,6 +182,11 @@ int mb__mbs_took_send(struct mb_tuser *u, const struct mb_reply *r, struct mb_st
 		if (!sv || sv->status != 0)
 			return mb__mbs_op_status(sv);
 	}
+	/* the original's verb (a reply or forward): its save, after the
+	 * cached Sent Items copy's */
+	const struct mb_op_reply *vs = mb__mbs_find_op(r, MB_OP_SAVE_CHANGES, rep ? 1 : 0);
+	if (vs && vs->status != 0)
+		return vs->status;
 	/* one ack-log write for the whole delivery */
 	int n = 0;
 	sh->ids[n] = sv ? sv->u.saved.mid : s->u.submit.mid;
