@@ -62,20 +62,6 @@ int mb__mbs_took_resolve(struct mb_tuser *u, const struct mb_reply *r, struct mb
 	return 0;
 }
 
-/* (Open the quoted original,) CreateMessage in Sent Items, compose
- * (SetProperties: class, subject, recipients, body of the send mix's
- * format), the attachments, Submit: one request.
- *
- * Cached mode against a server of major version below 8 (Exchange 2003 is
- * 6.5), as MS-OXCFXICS 3.3.4.3.3.2.1.2 "Avoiding Duplicate Uploads"
- * describes it: the client copies its local message into a new server
- * message and submits it (the first upload; the server keeps no copy once
- * it is sent: PidTagDeleteAfterSubmit, MS-OXOMSG 3.3.5.1.3), moves its own
- * item to its local Sent Items, and the next upload of Sent Items sends it
- * again as a new item (the second upload: CreateMessage(Sent Items) for
- * RopSynchronizationImportMessageChange, SetProperties, the attachments,
- * SaveChangesMessage), in the action's request as every cached upload here
- * (docs/workload.md). */
 /* The original of a reply or forward (open as handle h) marked once the
  * message is sent: SetProperties(PidTagLastVerbExecuted, its time,
  * PidTagIconIndex), SaveChangesMessage. */
@@ -94,6 +80,22 @@ static void emit_verb(struct mb__rb *rb, uint32_t h, const struct mb_step *s)
 	mb__rb_op(rb, MB_OP_SAVE_CHANGES)->u.save.handle = h;
 }
 
+/* (Open the quoted original,) CreateMessage in Sent Items, compose
+ * (SetProperties: class, subject, recipients, body of the send mix's
+ * format), the attachments, Submit, (the original's verb: emit_verb):
+ * one request.
+ *
+ * Cached mode against a server of major version below 8 (Exchange 2003 is
+ * 6.5), as MS-OXCFXICS 3.3.4.3.3.2.1.2 "Avoiding Duplicate Uploads"
+ * describes it: the client copies its local message into a new server
+ * message and submits it (the first upload; the server keeps no copy once
+ * it is sent: PidTagDeleteAfterSubmit, MS-OXOMSG 3.3.5.1.3), moves its own
+ * item to its local Sent Items, and the next upload of Sent Items sends it
+ * again as a new item (the second upload: CreateMessage(Sent Items) for
+ * RopSynchronizationImportMessageChange, SetProperties, the attachments,
+ * SaveChangesMessage), in the action's request as every cached upload here
+ * (docs/workload.md); a reply's local original then gets its verb in an
+ * upload of the Inbox. */
 int mb__mbs_emit_send(struct mb_tuser *u, const struct mb_step *s, struct mb_step_result *res)
 {
 	(void)res;
