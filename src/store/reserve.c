@@ -155,7 +155,7 @@ uint64_t mb__op_adds_content(struct session *s, const struct mb_op *op)
 	}
 	case MB_OP_SUBMIT:
 		/* a copy for each recipient, once they are resolved
-		 * (mb__submit_begin checks mb__submit_adds) */
+		 * (mb__submit_begin checks them) */
 		return 0;
 	case MB_OP_CREATE_CONTACT:
 		return 1 + mb__props_bytes(op->u.create_contact.props, op->u.create_contact.n);

@@ -155,7 +155,7 @@ static void test_process_inbox_online(void **state)
 		sends++;
 		rc = mb_behave_next(&b, &env, &me, &ok_result, &s);
 	}
-	assert_true(sends <= MB_BEHAVE_REPLIES);
+	assert_true(sends >= 1 && sends <= MB_BEHAVE_REPLIES);
 	assert_int_equal(rc, 1);
 	assert_int_equal(s.kind, MB_STEP_MOVE);
 	assert_true(s.flags & MB_STEP_F_CLOSE_VIEW);
@@ -198,11 +198,14 @@ static void test_process_inbox_cached(void **state)
 	/* local: the view and its 3 unread messages */
 	assert_int_equal(b.local_reads, 1 + 3);
 	const uint64_t unread[3] = {1, 4, 7};
+	int sends = 0;
 	while (rc == 1 && s.kind == MB_STEP_SEND) {
 		/* the original (local) is named: it gets the reply's verb */
 		assert_true(in(unread, 3, s.item));
+		sends++;
 		rc = mb_behave_next(&b, &env, &me, &ok_result, &s);
 	}
+	assert_true(sends >= 1);
 	assert_int_equal(rc, 1);
 	assert_int_equal(s.kind, MB_STEP_MOVE);
 	assert_int_equal(s.nread, 3);

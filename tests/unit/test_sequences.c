@@ -181,6 +181,7 @@ static void test_online(void **state)
 {
 	(void)state;
 	struct measured m;
+	double verbs;
 
 	run_enough("online", MB_A_SEND_MAIL, 2.5, -1, &m);
 	assert_true(m.done >= 3);
@@ -215,12 +216,17 @@ static void test_online(void **state)
 	assert_true(OP(&m, GET_CONTENTS_TABLE) >= 1);
 	assert_true(OP(&m, SORT_TABLE) == OP(&m, GET_CONTENTS_TABLE));
 	/* each read opens an unread message and marks it read (OpenMessage,
-	 * GetPropertiesSpecific, ..., SaveChangesMessage); each reply or
-	 * forward opens its original and, once sent, saves the verb on it
-	 * (PidTagLastVerbExecuted, its time, PidTagIconIndex) */
+	 * GetPropertiesSpecific, ..., SaveChangesMessage, one request); each
+	 * reply or forward opens its original and, once its submission is
+	 * acknowledged, saves the verb on it in a second request
+	 * (PidTagLastVerbExecuted, its time, PidTagIconIndex): at most one
+	 * verb per submission, and most submissions have theirs (a reply
+	 * with no original, or cut at the stop between its two requests,
+	 * has none).  Counts per action: compared with a margin. */
 	assert_true(OP(&m, SUBMIT) > 0);
-	assert_true(OP(&m, OPEN_MESSAGE) >= OP(&m, GET_PROPS) + OP(&m, SUBMIT));
-	assert_true(OP(&m, SAVE_CHANGES) == OP(&m, GET_PROPS) + OP(&m, SUBMIT));
+	assert_true(OP(&m, OPEN_MESSAGE) > OP(&m, GET_PROPS) + OP(&m, SUBMIT) - 1e-9);
+	verbs = OP(&m, SAVE_CHANGES) - OP(&m, GET_PROPS);
+	assert_true(verbs > 0.5 * OP(&m, SUBMIT) && verbs < OP(&m, SUBMIT) + 1e-9);
 
 	run_enough("online", MB_A_BROWSE_MAIL, 2.5, -1, &m);
 	assert_true(m.done >= 3);
@@ -265,6 +271,7 @@ static void test_cached(void **state)
 {
 	(void)state;
 	struct measured m;
+	double verbs;
 
 	run_enough("cached", MB_A_SEND_MAIL, 2.5, -1, &m);
 	assert_true(m.done >= 3);
@@ -304,11 +311,13 @@ static void test_cached(void **state)
 	assert_true(per_action(&m, OP(&m, SYNC_OPEN_COLLECTOR), 0.9, 3.1));
 	assert_true(OP(&m, SYNC_OPEN_COLLECTOR) < OP(&m, SUBMIT));
 	assert_true(OP(&m, SYNC_GET_STATE) >= OP(&m, SYNC_OPEN_COLLECTOR) - NUSERS);
-	/* each reply or forward: its Sent Items copy saved, and the local
-	 * original's verb uploaded (OpenMessage for the import of an existing
-	 * message, SetProperties, SaveChangesMessage, Release) */
+	/* each reply or forward: its Sent Items copy saved with the
+	 * submission, then the local original's verb uploaded (OpenMessage
+	 * for the import of an existing message, SetProperties,
+	 * SaveChangesMessage, Release), as online at most one per submission */
 	assert_true(OP(&m, SUBMIT) > 0);
-	assert_true(OP(&m, SAVE_CHANGES) == 2 * OP(&m, SUBMIT));
+	verbs = OP(&m, SAVE_CHANGES) - OP(&m, SUBMIT);
+	assert_true(verbs > 0.5 * OP(&m, SUBMIT) && verbs < OP(&m, SUBMIT) + 1e-9);
 	assert_true(m.ops < 90);
 }
 

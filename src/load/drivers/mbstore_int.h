@@ -90,7 +90,8 @@ struct mbs_user {
 	bool busy;     /* a request in flight */
 	uint8_t kind;  /* step in flight */
 	uint8_t phase; /* logon: 1 challenge, 2 logon; sync: 1, 2 download, 3 online fetch,
-			* 4 hierarchy, 5 upload pass end */
+			* 4 hierarchy, 5 upload pass end; send: 0 the submission, 1 the
+			* original's verb */
 	uint8_t nfolders;
 	uint8_t view; /* handle of the open folder view, 0 none */
 	bool vnotify; /* the view registered for notifications */
@@ -104,6 +105,8 @@ struct mbs_user {
 	uint8_t itable : 1;
 	uint32_t stream_left; /* READ, OPEN_ATTACHMENT: bytes left in H_STREAM */
 	uint64_t open_mid;    /* message open under H_MSG (release pending), 0 none */
+	uint64_t verb_mid;    /* SEND: the original replied to or forwarded, 0 none */
+	bool verb_fwd;	      /* SEND: forwarded, not replied to */
 	uint16_t step_flags;
 	int16_t slot;		       /* create: replica slot of the new item */
 	uint32_t folders[FOLDERS_MAX]; /* user folders' local numbers */

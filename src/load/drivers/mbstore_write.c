@@ -62,28 +62,11 @@ int mb__mbs_took_resolve(struct mb_tuser *u, const struct mb_reply *r, struct mb
 	return 0;
 }
 
-/* The original of a reply or forward (open as handle h) marked once the
- * message is sent: SetProperties(PidTagLastVerbExecuted, its time,
- * PidTagIconIndex), SaveChangesMessage. */
-static void emit_verb(struct mb__rb *rb, uint32_t h, const struct mb_step *s)
-{
-	bool fwd = s->msg_kind == MB_MSG_FORWARD;
-	struct mb_op *op = mb__rb_op(rb, MB_OP_SET_PROPS);
-	struct mb_prop *p = mb__rb_props(rb, 3);
-	p[0] =
-	    mb_prop_i64(MB_PR_LAST_VERB_EXECUTED, fwd ? MB_VERB_FORWARD : MB_VERB_REPLY_TO_SENDER);
-	p[1] = mb_prop_i64(MB_PR_LAST_VERB_EXECUTION_TIME, mb_wall_ms());
-	p[2] = mb_prop_i64(MB_PR_ICON_INDEX, fwd ? MB_ICON_FORWARDED : MB_ICON_REPLIED);
-	op->u.set_props.handle = h;
-	op->u.set_props.n = 3;
-	op->u.set_props.props = p;
-	mb__rb_op(rb, MB_OP_SAVE_CHANGES)->u.save.handle = h;
-}
-
 /* (Open the quoted original,) CreateMessage in Sent Items, compose
  * (SetProperties: class, subject, recipients, body of the send mix's
- * format), the attachments, Submit, (the original's verb: emit_verb):
- * one request.
+ * format), the attachments, Submit: one request.  Once the submission is
+ * acknowledged, a reply or forward marks its original (emit_verb): a
+ * second request.
  *
  * Cached mode against a server of major version below 8 (Exchange 2003 is
  * 6.5), as MS-OXCFXICS 3.3.4.3.3.2.1.2 "Avoiding Duplicate Uploads"
@@ -94,18 +77,23 @@ static void emit_verb(struct mb__rb *rb, uint32_t h, const struct mb_step *s)
  * again as a new item (the second upload: CreateMessage(Sent Items) for
  * RopSynchronizationImportMessageChange, SetProperties, the attachments,
  * SaveChangesMessage), in the action's request as every cached upload here
- * (docs/workload.md); a reply's local original then gets its verb in an
- * upload of the Inbox. */
+ * (docs/workload.md). */
 int mb__mbs_emit_send(struct mb_tuser *u, const struct mb_step *s, struct mb_step_result *res)
 {
 	(void)res;
 	struct mb__rb *rb = RB(u);
-	bool cached = M(u)->rep != NULL;
+	struct mbs_user *m = M(u);
+	bool cached = m->rep != NULL;
+	m->phase = 0;
+	m->verb_mid = s->item;
+	m->verb_fwd = s->msg_kind == MB_MSG_FORWARD;
 	if (s->item && !cached) {
+		/* the original, quoted; it stays open for its verb */
 		struct mb_op *o = mb__rb_op(rb, MB_OP_OPEN_MESSAGE);
 		o->u.open_message.fid = fid_of(u, MB_FID_INBOX);
 		o->u.open_message.mid = s->item;
 		o->u.open_message.handle = H_MSG;
+		m->open_mid = 0; /* H_MSG is the original now, not the last read */
 	}
 	/* the draft: CreateMessage, SetProperties, the attachments */
 	int first = rb->nops;
@@ -117,10 +105,6 @@ int mb__mbs_emit_send(struct mb_tuser *u, const struct mb_step *s, struct mb_ste
 	mb__mbs_compose_attachments(u, H_NEW, s);
 	int end = rb->nops;
 	mb__rb_op(rb, MB_OP_SUBMIT)->u.save.handle = H_NEW; /* submitting releases it */
-	if (s->item && !cached) {
-		emit_verb(rb, H_MSG, s);
-		mb__rb_op(rb, MB_OP_RELEASE)->u.release.handle = H_MSG;
-	}
 	if (cached && !mb__rb_error(rb)) {
 		/* the second upload, an ICS upload of Sent Items: the draft's
 		 * ops again (same handles, the same content already in the
@@ -146,61 +130,95 @@ int mb__mbs_emit_send(struct mb_tuser *u, const struct mb_step *s, struct mb_ste
 		mb__rb_op(rb, MB_OP_RELEASE)->u.release.handle = H_NEW;
 		mb__mbs_upload_done(u, hc);
 	}
-	if (s->item && cached && !mb__rb_error(rb)) {
-		/* the local original's new verb, an upload of the Inbox: an
-		 * existing message imported (RopSynchronizationImportMessageChange
-		 * of its id: OpenMessage here), its properties, saved */
-		uint32_t hc;
+	return mb__mbs_send_rpc(u);
+}
+
+/* The original of an acknowledged reply or forward marked, the send's
+ * second request, as Outlook marks it once the message is submitted
+ * (PidTagLastVerbExecuted, its time, PidTagIconIndex [VERB]):
+ * SetProperties + SaveChangesMessage on the original, then its Release;
+ * online it is open under H_MSG from the first request, cached the local
+ * original's change is uploaded in the pass's context on the Inbox, an
+ * import of an existing item (RopSynchronizationImportMessageChange of its
+ * id: OpenMessage here). */
+static int emit_verb(struct mb_tuser *u)
+{
+	struct mbs_user *m = M(u);
+	struct mb__rb *rb = RB(u);
+	uint32_t hc = 0;
+	if (m->rep) {
 		int rc = mb__mbs_upload_open(u, MB_FID_INBOX, &hc);
 		if (rc)
 			return rc;
 		struct mb_op *o = mb__rb_op(rb, MB_OP_OPEN_MESSAGE);
 		o->u.open_message.fid = fid_of(u, MB_FID_INBOX);
-		o->u.open_message.mid = s->item;
+		o->u.open_message.mid = m->verb_mid;
 		o->u.open_message.handle = H_MSG;
-		emit_verb(rb, H_MSG, s);
-		mb__rb_op(rb, MB_OP_RELEASE)->u.release.handle = H_MSG;
-		mb__mbs_upload_done(u, hc);
 	}
+	struct mb_op *op = mb__rb_op(rb, MB_OP_SET_PROPS);
+	struct mb_prop *p = mb__rb_props(rb, 3);
+	p[0] = mb_prop_i64(MB_PR_LAST_VERB_EXECUTED,
+			   m->verb_fwd ? MB_VERB_FORWARD : MB_VERB_REPLY_TO_SENDER);
+	p[1] = mb_prop_i64(MB_PR_LAST_VERB_EXECUTION_TIME, mb_wall_ms());
+	p[2] = mb_prop_i64(MB_PR_ICON_INDEX, m->verb_fwd ? MB_ICON_FORWARDED : MB_ICON_REPLIED);
+	op->u.set_props.handle = H_MSG;
+	op->u.set_props.n = 3;
+	op->u.set_props.props = p;
+	mb__rb_op(rb, MB_OP_SAVE_CHANGES)->u.save.handle = H_MSG;
+	mb__rb_op(rb, MB_OP_RELEASE)->u.release.handle = H_MSG;
+	if (m->rep)
+		mb__mbs_upload_done(u, hc);
+	m->phase = 1;
 	return mb__mbs_send_rpc(u);
 }
 
 /* A Submit reply: messages sent, deliveries; the sender's copy in Sent
  * Items (cached: the uploaded one, into the replica; the submitted one is
- * gone), then each recipient's copy, into the ack log. */
+ * gone), then each recipient's copy, into the ack log; then a reply's
+ * original gets its verb (emit_verb; phase 1 is that request's reply).
+ * A failed submission leaves the original unmarked. */
 int mb__mbs_took_send(struct mb_tuser *u, const struct mb_reply *r, struct mb_step_result *res)
 {
 	(void)res;
+	struct mbs_user *m = M(u);
+	if (m->phase == 1) /* the original's verb */
+		return mb__mbs_op_status(mb__mbs_find_op(r, MB_OP_SAVE_CHANGES, 0));
 	const struct mb_op_reply *s = mb__mbs_find_op(r, MB_OP_SUBMIT, 0);
-	if (!s || s->status != 0)
+	if (!s || s->status != 0) {
+		if (m->verb_mid && !m->rep)
+			mb__mbs_release_later(u, H_MSG); /* the original, not marked */
 		return mb__mbs_op_status(s);
+	}
 	struct mbs_shard *sh = SH(u);
-	struct mb_replica *rep = M(u)->rep;
+	struct mb_replica *rep = m->rep;
 	u->st->n.msgs_sent++;
 	u->st->n.deliveries += s->u.submit.n;
-	const struct mb_op_reply *sv = NULL;
-	if (rep) {
-		sv = mb__mbs_find_op(r, MB_OP_SAVE_CHANGES, 0);
-		if (!sv || sv->status != 0)
-			return mb__mbs_op_status(sv);
-	}
-	/* the original's verb (a reply or forward): its save, after the
-	 * cached Sent Items copy's */
-	const struct mb_op_reply *vs = mb__mbs_find_op(r, MB_OP_SAVE_CHANGES, rep ? 1 : 0);
-	if (vs && vs->status != 0)
-		return vs->status;
-	/* one ack-log write for the whole delivery */
+	const struct mb_op_reply *sv = rep ? mb__mbs_find_op(r, MB_OP_SAVE_CHANGES, 0) : NULL;
+	bool kept = sv && sv->status == 0;
+	/* one ack-log write for the whole delivery, whatever became of the
+	 * sender's copy (cached: the second upload's) */
 	int n = 0;
-	sh->ids[n] = sv ? sv->u.saved.mid : s->u.submit.mid;
-	sh->flags[n++] = mailbox_of(u);
+	if (!rep || kept) {
+		sh->ids[n] = kept ? sv->u.saved.mid : s->u.submit.mid;
+		sh->flags[n++] = mailbox_of(u);
+	}
 	for (uint32_t i = 0; i < s->u.submit.n && n < ITEMS; i++) {
 		sh->ids[n] = s->u.submit.dl[i].mid;
 		sh->flags[n++] = s->u.submit.dl[i].mailbox;
 	}
 	mb_target_ack_many(u, '+', sh->flags, sh->ids, n);
-	if (sv)
+	if (kept)
 		mb_replica_upsert(rep, MB_RSLOT_SENT, sv->u.saved.mid, MB_MSGFLAG_READ, 0, -1);
-	return 0;
+	if (rep && !kept)
+		return mb__mbs_op_status(sv);
+	if (!m->verb_mid)
+		return 0;
+	if (!rep) { /* online: the original opened with the send, or not */
+		int rc = mb__mbs_op_status(mb__mbs_find_op(r, MB_OP_OPEN_MESSAGE, 0));
+		if (rc)
+			return rc;
+	}
+	return emit_verb(u);
 }
 
 int mb__mbs_emit_move(struct mb_tuser *u, const struct mb_step *s, struct mb_step_result *res)
