@@ -241,7 +241,7 @@ static int mbs_step(struct mb_tuser *u, const struct mb_step *s, struct mb_step_
 	struct mbs_user *m = M(u);
 	if (s->kind >= MB_STEP_KIND_COUNT || !steps[s->kind].emit)
 		return MB_EUNSUPPORTED;
-	mb__rb_reset(RB(u));
+	mb__mbs_drop_request(u); /* what an emit that failed before sending left */
 	m->kind = s->kind;
 	m->step_flags = s->flags;
 	int rc = steps[s->kind].emit(u, s, res);

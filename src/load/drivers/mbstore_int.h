@@ -120,6 +120,8 @@ struct mbs_user {
 	/* cached: the upload pass: replica slots with an upload context open
 	 * (H_COLL + slot), when its first change was made and when it ends */
 	uint32_t up_open;
+	uint32_t up_new; /* of up_open: opened by the request being built (none
+			  * once it is sent; undone if it is not) */
 	uint64_t up_first_ns, up_due_ns;
 };
 
@@ -149,6 +151,7 @@ static inline uint32_t local_of(struct mb_tuser *u, int folder)
 
 /* mbstore_req.c */
 int mb__mbs_send_rpc(struct mb_tuser *u);
+void mb__mbs_drop_request(struct mb_tuser *u);
 void mb__mbs_release_later(struct mb_tuser *u, uint8_t h);
 int mb__mbs_keep_open(struct mb_tuser *u, uint8_t h);
 const struct mb_op_reply *mb__mbs_find_op(const struct mb_reply *r, uint8_t code, int nth);

@@ -20,6 +20,16 @@
 
 /* ---- request builder ------------------------------------------------------------ */
 
+/* The request being built is dropped: empty, and the upload contexts it
+ * would have opened are not open. */
+void mb__mbs_drop_request(struct mb_tuser *u)
+{
+	struct mbs_user *m = M(u);
+	m->up_open &= ~m->up_new;
+	m->up_new = 0;
+	mb__rb_reset(RB(u));
+}
+
 /* Encode the builder as one request and send it: 1, or < 0. */
 int mb__mbs_send_rpc(struct mb_tuser *u)
 {
@@ -29,11 +39,13 @@ int mb__mbs_send_rpc(struct mb_tuser *u)
 	if (mb__rb_error(rb)) {
 		/* something did not fit: the action fails, nothing is sent */
 		int err = mb__rb_error(rb);
-		mb__rb_reset(rb);
+		mb__mbs_drop_request(u);
 		return err;
 	}
-	if (rb->nops == 0)
+	if (rb->nops == 0) {
+		mb__mbs_drop_request(u);
 		return MB_EINVAL;
+	}
 	if (m->nrel && rb->nops + m->nrel <= MB_RB_OPS) {
 		/* Outlook sends its pending releases with its next RPC, first */
 		memmove(rb->ops + m->nrel, rb->ops, (size_t)rb->nops * sizeof(rb->ops[0]));
@@ -52,9 +64,10 @@ int mb__mbs_send_rpc(struct mb_tuser *u)
 	size_t wire = 0;
 	int rc = mb_request_encode(sh->enc, sh->enc_tmp, &req, &opts, &wire);
 	if (rc != 0) {
-		mb__rb_reset(rb);
+		mb__mbs_drop_request(u);
 		return rc;
 	}
+	m->up_new = 0; /* the contexts it opens are open once it is out */
 	mb_target_request(u, 0, mb_op_index(rb->ops[0].code), rb->nops);
 	for (int i = 0; i < rb->nops; i++)
 		mb_target_count_op(u, mb_op_index(rb->ops[i].code));

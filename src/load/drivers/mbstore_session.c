@@ -274,8 +274,10 @@ int mb__mbs_upload_open(struct mb_tuser *u, uint32_t local, uint32_t *h)
 		rc = emit_state(rb, *h, MB_META_CNSET_SEEN_FAI, NULL, 0);
 	if (!rc)
 		rc = emit_state(rb, *h, MB_META_CNSET_READ, &seen, nseen);
-	if (!rc && slot >= 0)
+	if (!rc && slot >= 0) {
 		m->up_open |= 1u << slot;
+		m->up_new |= 1u << slot;
+	}
 	return rc;
 }
 
