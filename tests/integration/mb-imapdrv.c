@@ -357,16 +357,13 @@ int main(int argc, char **argv)
 	s.size = 3000;
 	bad |= run_step(&u, &s, "send") != 0;
 	bad |= st->n.msgs_sent != 1;
-	/* a reply to the first message: sent, then its original \Answered */
 	memset(&s, 0, sizeof(s));
 	s.kind = MB_STEP_SEND;
-	s.msg_kind = MB_MSG_REPLY;
-	s.item = first;
 	s.users = to;
 	s.nusers = 1;
 	s.seed = 78;
 	s.size = 1000;
-	bad |= run_step(&u, &s, "reply (kept session)") != 0;
+	bad |= run_step(&u, &s, "send (kept session)") != 0;
 
 	memset(&s, 0, sizeof(s));
 	s.kind = MB_STEP_LIST_FOLDER;
@@ -374,6 +371,18 @@ int main(int argc, char **argv)
 	s.max_rows = 10;
 	bad |= run_step(&u, &s, "list sent items") != 0;
 	bad |= last.count < 2 && !cached;
+
+	/* a reply to the first message with Sent Items selected: sent, then
+	 * INBOX selected again and the original flagged \Answered */
+	memset(&s, 0, sizeof(s));
+	s.kind = MB_STEP_SEND;
+	s.msg_kind = MB_MSG_REPLY;
+	s.item = first;
+	s.users = to;
+	s.nusers = 1;
+	s.seed = 79;
+	s.size = 1000;
+	bad |= run_step(&u, &s, "reply") != 0;
 
 	memset(&s, 0, sizeof(s));
 	s.kind = MB_STEP_CREATE_APPOINTMENT;
