@@ -241,6 +241,17 @@ static int pump(struct mb_tuser *u, double secs)
 	return lost ? MB_EPROTO : done ? 0 : MB_ETIMEDOUT;
 }
 
+/* A SEND step to users to[0..n) (no list), body seed and size. */
+static void send_step(struct mb_step *s, uint32_t *to, int n, uint32_t seed, uint32_t size)
+{
+	memset(s, 0, sizeof(*s));
+	s->kind = MB_STEP_SEND;
+	s->users = to;
+	s->nusers = n;
+	s->seed = seed;
+	s->size = size;
+}
+
 static int run_step(struct mb_tuser *u, struct mb_step *s, const char *what)
 {
 	struct mb_step_result res;
@@ -347,22 +358,12 @@ int main(int argc, char **argv)
 
 	/* a send to the next user and to list 1 */
 	uint32_t to[1] = {(u.idx + 1) % (uint32_t)env.nusers}, lists[1] = {0};
-	memset(&s, 0, sizeof(s));
-	s.kind = MB_STEP_SEND;
-	s.users = to;
-	s.nusers = 1;
+	send_step(&s, to, 1, 77, 3000);
 	s.lists = lists;
 	s.nlists = 1;
-	s.seed = 77;
-	s.size = 3000;
 	bad |= run_step(&u, &s, "send") != 0;
 	bad |= st->n.msgs_sent != 1;
-	memset(&s, 0, sizeof(s));
-	s.kind = MB_STEP_SEND;
-	s.users = to;
-	s.nusers = 1;
-	s.seed = 78;
-	s.size = 1000;
+	send_step(&s, to, 1, 78, 1000);
 	bad |= run_step(&u, &s, "send (kept session)") != 0;
 
 	memset(&s, 0, sizeof(s));
@@ -374,14 +375,9 @@ int main(int argc, char **argv)
 
 	/* a reply to the first message with Sent Items selected: sent, then
 	 * INBOX selected again and the original flagged \Answered */
-	memset(&s, 0, sizeof(s));
-	s.kind = MB_STEP_SEND;
+	send_step(&s, to, 1, 79, 1000);
 	s.msg_kind = MB_MSG_REPLY;
 	s.item = first;
-	s.users = to;
-	s.nusers = 1;
-	s.seed = 79;
-	s.size = 1000;
 	bad |= run_step(&u, &s, "reply") != 0;
 
 	memset(&s, 0, sizeof(s));

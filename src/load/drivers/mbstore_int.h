@@ -152,6 +152,8 @@ static inline uint32_t local_of(struct mb_tuser *u, int folder)
 /* mbstore_req.c */
 int mb__mbs_send_rpc(struct mb_tuser *u);
 void mb__mbs_drop_request(struct mb_tuser *u);
+void mb__mbs_emit_open_message(struct mb_tuser *u, uint32_t local, uint64_t mid);
+void mb__mbs_emit_save(struct mb__rb *rb, uint32_t h, struct mb_prop *p, uint16_t n);
 void mb__mbs_release_later(struct mb_tuser *u, uint8_t h);
 int mb__mbs_keep_open(struct mb_tuser *u, uint8_t h);
 const struct mb_op_reply *mb__mbs_find_op(const struct mb_reply *r, uint8_t code, int nth);

@@ -77,6 +77,27 @@ int mb__mbs_send_rpc(struct mb_tuser *u)
 	return rc == 0 ? 1 : rc;
 }
 
+/* OpenMessage of message mid in local folder `local` under H_MSG, which
+ * names that message from now on. */
+void mb__mbs_emit_open_message(struct mb_tuser *u, uint32_t local, uint64_t mid)
+{
+	struct mb_op *op = mb__rb_op(RB(u), MB_OP_OPEN_MESSAGE);
+	op->u.open_message.fid = fid_of(u, local);
+	op->u.open_message.mid = mid;
+	op->u.open_message.handle = H_MSG;
+	M(u)->open_mid = mid;
+}
+
+/* SetProperties of p[0..n) on handle h, then SaveChangesMessage. */
+void mb__mbs_emit_save(struct mb__rb *rb, uint32_t h, struct mb_prop *p, uint16_t n)
+{
+	struct mb_op *op = mb__rb_op(rb, MB_OP_SET_PROPS);
+	op->u.set_props.handle = h;
+	op->u.set_props.n = n;
+	op->u.set_props.props = p;
+	mb__rb_op(rb, MB_OP_SAVE_CHANGES)->u.save.handle = h;
+}
+
 /* Release handle h with the next request. */
 void mb__mbs_release_later(struct mb_tuser *u, uint8_t h)
 {

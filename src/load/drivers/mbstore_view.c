@@ -158,13 +158,9 @@ static int stream_took(struct mb_tuser *u, const struct mb_reply *r)
 /* Mark message handle h read: SetProperties(PR_MESSAGE_FLAGS) + SaveChangesMessage. */
 static void emit_mark_read(struct mb__rb *rb, uint32_t h)
 {
-	struct mb_op *op = mb__rb_op(rb, MB_OP_SET_PROPS);
 	struct mb_prop *p = mb__rb_props(rb, 1);
 	p[0] = mb_prop_i64(MB_PR_MESSAGE_FLAGS, MB_MSGFLAG_READ);
-	op->u.set_props.handle = h;
-	op->u.set_props.n = 1;
-	op->u.set_props.props = p;
-	mb__rb_op(rb, MB_OP_SAVE_CHANGES)->u.save.handle = h;
+	mb__mbs_emit_save(rb, h, p, 1);
 }
 
 int mb__mbs_emit_read(struct mb_tuser *u, const struct mb_step *s, struct mb_step_result *res)
@@ -178,11 +174,7 @@ int mb__mbs_emit_read(struct mb_tuser *u, const struct mb_step *s, struct mb_ste
 	struct mb__rb *rb = RB(u);
 	bool mark = s->kind == MB_STEP_MARK_READ || (s->flags & MB_STEP_F_MARK_READ);
 	mb__mbs_keep_open(u, H_MSG); /* reopened under the same handle */
-	struct mb_op *op = mb__rb_op(rb, MB_OP_OPEN_MESSAGE);
-	op->u.open_message.fid = fid_of(u, local_of(u, s->folder));
-	op->u.open_message.mid = s->item;
-	op->u.open_message.handle = H_MSG;
-	m->open_mid = s->item;
+	mb__mbs_emit_open_message(u, local_of(u, s->folder), s->item);
 	if (s->kind == MB_STEP_MARK_READ) {
 		/* only the read flag */
 		emit_mark_read(rb, H_MSG);
@@ -190,7 +182,7 @@ int mb__mbs_emit_read(struct mb_tuser *u, const struct mb_step *s, struct mb_ste
 		m->atts = 0;
 		return mb__mbs_send_rpc(u);
 	}
-	op = mb__rb_op(rb, MB_OP_GET_PROPS);
+	struct mb_op *op = mb__rb_op(rb, MB_OP_GET_PROPS);
 	uint32_t *t = mb__rb_tags(rb, 6);
 	t[0] = MB_PR_SUBJECT;
 	t[1] = MB_PR_SENDER_NAME;
@@ -269,11 +261,7 @@ int mb__mbs_emit_open_attachment(struct mb_tuser *u, const struct mb_step *s,
 	struct mb__rb *rb = RB(u);
 	if (!(m->open_mid == s->item && mb__mbs_keep_open(u, H_MSG))) {
 		mb__mbs_keep_open(u, H_MSG);
-		struct mb_op *op = mb__rb_op(rb, MB_OP_OPEN_MESSAGE);
-		op->u.open_message.fid = fid_of(u, local_of(u, s->folder));
-		op->u.open_message.mid = s->item;
-		op->u.open_message.handle = H_MSG;
-		m->open_mid = s->item;
+		mb__mbs_emit_open_message(u, local_of(u, s->folder), s->item);
 	}
 	mb__mbs_keep_open(u, H_STREAM);
 	struct mb_op *op = mb__rb_op(rb, MB_OP_OPEN_ATTACH);

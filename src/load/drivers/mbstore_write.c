@@ -87,14 +87,8 @@ int mb__mbs_emit_send(struct mb_tuser *u, const struct mb_step *s, struct mb_ste
 	m->phase = 0;
 	m->verb_mid = s->item;
 	m->verb_fwd = s->msg_kind == MB_MSG_FORWARD;
-	if (s->item && !cached) {
-		/* the original, quoted; it stays open for its verb */
-		struct mb_op *o = mb__rb_op(rb, MB_OP_OPEN_MESSAGE);
-		o->u.open_message.fid = fid_of(u, MB_FID_INBOX);
-		o->u.open_message.mid = s->item;
-		o->u.open_message.handle = H_MSG;
-		m->open_mid = 0; /* H_MSG is the original now, not the last read */
-	}
+	if (s->item && !cached) /* the original, quoted; it stays open for its verb */
+		mb__mbs_emit_open_message(u, MB_FID_INBOX, s->item);
 	/* the draft: CreateMessage, SetProperties, the attachments */
 	int first = rb->nops;
 	struct mb_op *op = mb__rb_op(rb, MB_OP_CREATE_MESSAGE);
@@ -150,21 +144,14 @@ static int emit_verb(struct mb_tuser *u)
 		int rc = mb__mbs_upload_open(u, MB_FID_INBOX, &hc);
 		if (rc)
 			return rc;
-		struct mb_op *o = mb__rb_op(rb, MB_OP_OPEN_MESSAGE);
-		o->u.open_message.fid = fid_of(u, MB_FID_INBOX);
-		o->u.open_message.mid = m->verb_mid;
-		o->u.open_message.handle = H_MSG;
+		mb__mbs_emit_open_message(u, MB_FID_INBOX, m->verb_mid);
 	}
-	struct mb_op *op = mb__rb_op(rb, MB_OP_SET_PROPS);
 	struct mb_prop *p = mb__rb_props(rb, 3);
 	p[0] = mb_prop_i64(MB_PR_LAST_VERB_EXECUTED,
 			   m->verb_fwd ? MB_VERB_FORWARD : MB_VERB_REPLY_TO_SENDER);
 	p[1] = mb_prop_i64(MB_PR_LAST_VERB_EXECUTION_TIME, mb_wall_ms());
 	p[2] = mb_prop_i64(MB_PR_ICON_INDEX, m->verb_fwd ? MB_ICON_FORWARDED : MB_ICON_REPLIED);
-	op->u.set_props.handle = H_MSG;
-	op->u.set_props.n = 3;
-	op->u.set_props.props = p;
-	mb__rb_op(rb, MB_OP_SAVE_CHANGES)->u.save.handle = H_MSG;
+	mb__mbs_emit_save(rb, H_MSG, p, 3);
 	mb__rb_op(rb, MB_OP_RELEASE)->u.release.handle = H_MSG;
 	if (m->rep)
 		mb__mbs_upload_done(u, hc);
@@ -405,11 +392,7 @@ void mb__mbs_emit_create_item(struct mb_tuser *u, uint32_t local, struct mb_prop
 	struct mb_op *op = mb__rb_op(rb, MB_OP_CREATE_MESSAGE);
 	op->u.create_message.fid = fid_of(u, local);
 	op->u.create_message.handle = H_NEW;
-	op = mb__rb_op(rb, MB_OP_SET_PROPS);
-	op->u.set_props.handle = H_NEW;
-	op->u.set_props.n = (uint16_t)n;
-	op->u.set_props.props = p;
-	mb__rb_op(rb, MB_OP_SAVE_CHANGES)->u.save.handle = H_NEW;
+	mb__mbs_emit_save(rb, H_NEW, p, (uint16_t)n);
 	mb__rb_op(rb, MB_OP_RELEASE)->u.release.handle = H_NEW;
 }
 
