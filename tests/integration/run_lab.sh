@@ -120,7 +120,10 @@ for sc in online cached; do
 done
 
 echo "== SIGINT during the load"
-timeout 120 "$MAILBENCH" run -s online --target lab:dovecot --data "$D" --users 20 --scale 0.1 \
+# The outer bound is only a safety net: it must outlast wait_for's 120 s
+# plus the SIGINT's orderly stop, or on a loaded machine timeout's SIGTERM
+# (sent to the whole process group, the lab's servers too) races the SIGINT.
+timeout 400 "$MAILBENCH" run -s online --target lab:dovecot --data "$D" --users 20 --scale 0.1 \
 	--accel 100 --duration 600 >"$T/int.out" 2>"$T/int.err" &
 rpid=$!
 wait_for "$T/int.err" "load started" 120 "$rpid" || fail "interrupted run: the load did not start"
