@@ -48,6 +48,34 @@ int mb_op_code_at(int index)
 	return op_infos[index].code;
 }
 
+int64_t mb_op_opens_handle(const struct mb_op *op)
+{
+	switch (op->code) {
+	case MB_OP_GET_HIERARCHY_TABLE:
+	case MB_OP_GET_CONTENTS_TABLE:
+	case MB_OP_REGISTER_NOTIFY:
+		return op->u.get_table.handle;
+	case MB_OP_OPEN_MESSAGE:
+		return op->u.open_message.handle;
+	case MB_OP_CREATE_MESSAGE:
+		return op->u.create_message.handle;
+	case MB_OP_CREATE_ATTACH:
+	case MB_OP_GET_ATTACH_TABLE:
+	case MB_OP_OPEN_ATTACH:
+		return op->u.attach.handle;
+	case MB_OP_OPEN_STREAM:
+		return op->u.open_stream.handle;
+	case MB_OP_GET_AB_TABLE:
+		return op->u.ab_table.handle;
+	case MB_OP_SYNC_CONFIGURE:
+	case MB_OP_SYNC_OPEN_COLLECTOR:
+		return op->u.sync_cfg.handle;
+	case MB_OP_SYNC_GET_STATE:
+		return op->u.sync_xfer.out;
+	}
+	return -1;
+}
+
 /* ---- strings: UTF-8 in memory, UTF-16LE on the wire ---- */
 
 /* The code point at s[*i], stepping *i past it; -1 for bytes that are not

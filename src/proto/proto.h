@@ -451,6 +451,12 @@ struct mb_request {
 	struct mb_op *ops;
 };
 
+/* The handle number op makes (a table, message, draft, attachment, stream,
+ * subscription, address list, ICS context or FastTransfer state: the
+ * store releases whatever that number named first), or -1 when the op
+ * makes none. */
+int64_t mb_op_opens_handle(const struct mb_op *op);
+
 /* ---- reply operations ------------------------------------------------ */
 
 struct mb_delivery {

@@ -257,6 +257,39 @@ static void test_op_table(void **state)
 	assert_null(mb_op_name(0xEE));
 }
 
+/* Every op of build_all_ops: the handle it makes (the numbers given there),
+ * or -1; each op code is in build_all_ops, so a new op code must be
+ * classified here too. */
+static void test_op_opens_handle(void **state)
+{
+	(void)state;
+	static const struct {
+		int code;
+		int64_t h;
+	} makes[] = {
+	    {MB_OP_GET_HIERARCHY_TABLE, 1}, {MB_OP_GET_CONTENTS_TABLE, 2},
+	    {MB_OP_OPEN_MESSAGE, 3},	    {MB_OP_CREATE_MESSAGE, 4},
+	    {MB_OP_CREATE_ATTACH, 5},	    {MB_OP_GET_ATTACH_TABLE, 6},
+	    {MB_OP_OPEN_ATTACH, 7},	    {MB_OP_OPEN_STREAM, 8},
+	    {MB_OP_REGISTER_NOTIFY, 9},	    {MB_OP_GET_AB_TABLE, 10},
+	    {MB_OP_SYNC_CONFIGURE, 11},	    {MB_OP_SYNC_OPEN_COLLECTOR, 14},
+	    {MB_OP_SYNC_GET_STATE, 15},
+	};
+	struct mb_op ops[48];
+	int n = build_all_ops(ops), found = 0;
+	assert_int_equal(n, MB_OP_COUNT);
+	for (int i = 0; i < n; i++) {
+		int64_t want = -1;
+		for (size_t k = 0; k < sizeof(makes) / sizeof(makes[0]); k++)
+			if (makes[k].code == ops[i].code) {
+				want = makes[k].h;
+				found++;
+			}
+		assert_int_equal(mb_op_opens_handle(&ops[i]), want);
+	}
+	assert_int_equal(found, (int)(sizeof(makes) / sizeof(makes[0])));
+}
+
 static void test_request_every_op(void **state)
 {
 	(void)state;
@@ -860,11 +893,17 @@ int main(void)
 {
 	init_props();
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_op_table),	     cmocka_unit_test(test_request_every_op),
-	    cmocka_unit_test(test_reply_every_op),   cmocka_unit_test(test_notify_and_error),
-	    cmocka_unit_test(test_malformed_frames), cmocka_unit_test(test_bad_payloads),
-	    cmocka_unit_test(test_partial_stream),   cmocka_unit_test(test_idset),
-	    cmocka_unit_test(test_idset_add),	     cmocka_unit_test(test_unicode_strings),
+	    cmocka_unit_test(test_op_table),
+	    cmocka_unit_test(test_op_opens_handle),
+	    cmocka_unit_test(test_request_every_op),
+	    cmocka_unit_test(test_reply_every_op),
+	    cmocka_unit_test(test_notify_and_error),
+	    cmocka_unit_test(test_malformed_frames),
+	    cmocka_unit_test(test_bad_payloads),
+	    cmocka_unit_test(test_partial_stream),
+	    cmocka_unit_test(test_idset),
+	    cmocka_unit_test(test_idset_add),
+	    cmocka_unit_test(test_unicode_strings),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -56,6 +56,16 @@ int mb__mbs_send_rpc(struct mb_tuser *u)
 		}
 		rb->nops += m->nrel;
 		m->nrel = 0;
+	} else if (m->nrel) {
+		/* No room in front of a full request: the releases wait for
+		 * the next one, except those of a handle this request opens
+		 * again (the store releases the old one then), which would
+		 * release the new one. */
+		for (int i = 0; i < rb->nops; i++) {
+			int64_t h = mb_op_opens_handle(&rb->ops[i]);
+			if (h >= 0 && h <= UINT8_MAX)
+				mb__mbs_keep_open(u, (uint8_t)h);
+		}
 	}
 	struct mb_request req = {.seq = ++m->seq, .nops = (uint16_t)rb->nops, .ops = rb->ops};
 	struct mb_codec_opts opts = {
