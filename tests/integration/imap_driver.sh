@@ -29,9 +29,21 @@ smtp=${MB_LAB_SMTP#smtp://}
 timeout 60 "$B/mb-imapdrv" "$D/accounts.json" "$imap" "$smtp" 0 "$T/ack.log" online \
 	>"$T/online.out" 2>&1 || fail "online steps"
 cat "$T/online.out"
-# the reply flagged its original \Answered: Maildir's R in the INBOX
-find "$D" -path '*/Maildir/cur/*' -name '*:2,*R*' | grep -q . ||
-	fail "the reply's original is not flagged \\Answered"
+# the reply flagged its original \Answered: Maildir's R on the file that
+# Dovecot's uidlist names for the original's UID in the user's INBOX
+read -r ouser ouid <<EOF
+$(sed -n 's/^original \([^ ]*\) INBOX uid \([0-9]*\)$/\1 \2/p' "$T/online.out")
+EOF
+[ -n "$ouid" ] || fail "mb-imapdrv did not name the reply's original"
+set -- "$ouser" "$ouid"
+md=$(find "$D" -type d -path "*/$1/Maildir" | head -n 1)
+[ -n "$md" ] || fail "no Maildir for $1"
+base=$(sed -n "s/^$2 .*:\(.*\)$/\1/p" "$md/dovecot-uidlist")
+[ -n "$base" ] || fail "uid $2 is not in $md/dovecot-uidlist"
+find "$md/cur" -name "$base:2,*R*" | grep -q . ||
+	fail "the reply's original ($1 INBOX uid $2, $base) is not flagged \\Answered"
+find "$md/cur" -name '*:2,*R*' | grep -v -q "/$base:" &&
+	fail "another message of $1's INBOX is flagged \\Answered"
 timeout 60 "$B/mb-imapdrv" "$D/accounts.json" "$imap" "$smtp" 1 "$T/ack.log" cached \
 	>"$T/cached.out" 2>&1 || fail "cached steps"
 grep "sync\|local 1" "$T/cached.out" | head -5

@@ -379,6 +379,9 @@ int main(int argc, char **argv)
 	s.msg_kind = MB_MSG_REPLY;
 	s.item = first;
 	bad |= run_step(&u, &s, "reply") != 0;
+	/* the original, for imap_driver.sh's look at its Maildir file */
+	printf("original %s INBOX uid %u\n", mb_topology_user(acc, (int)u.idx)->name,
+	       (unsigned)(first & 0xffffffffu));
 
 	memset(&s, 0, sizeof(s));
 	s.kind = MB_STEP_CREATE_APPOINTMENT;
