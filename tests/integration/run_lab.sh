@@ -81,7 +81,7 @@ wait_for() {
 
 for sc in online cached; do
 	echo "== $sc"
-	timeout 300 "$MAILBENCH" run -s "$sc" --target lab:dovecot --data "$D" --users 20 --scale 0.1 \
+	timeout -k 30 300 "$MAILBENCH" run -s "$sc" --target lab:dovecot --data "$D" --users 20 --scale 0.1 \
 		--accel 100 --duration 60 --warmup 10 --ack-log "$T/$sc.ack" --json "$T/$sc.json" \
 		>"$T/$sc.out" 2>"$T/$sc.err" &
 	rpid=$!
@@ -120,10 +120,11 @@ for sc in online cached; do
 done
 
 echo "== SIGINT during the load"
-# The outer bound is only a safety net: it must outlast wait_for's 120 s
-# plus the SIGINT's orderly stop, or on a loaded machine timeout's SIGTERM
-# (sent to the whole process group, the lab's servers too) races the SIGINT.
-timeout 400 "$MAILBENCH" run -s online --target lab:dovecot --data "$D" --users 20 --scale 0.1 \
+# The outer bound is only a safety net: it outlasts wait_for's 120 s plus
+# the SIGINT's orderly stop.  Once its report is out, run ignores SIGTERM
+# (its clean-up must not be cut), so -k: a process stuck at its exit is
+# killed (exit 137, a failure) instead of stalling the suite.
+timeout -k 30 400 "$MAILBENCH" run -s online --target lab:dovecot --data "$D" --users 20 --scale 0.1 \
 	--accel 100 --duration 600 >"$T/int.out" 2>"$T/int.err" &
 rpid=$!
 wait_for "$T/int.err" "load started" 120 "$rpid" || fail "interrupted run: the load did not start"
