@@ -13,8 +13,9 @@
 # cuts network by 40-60%; twice the cache cuts disk transfers per
 # user-equivalent; cached against online: more RPC operations, fewer disk
 # transfers, less store CPU per user-equivalent); the storage work per RPC
-# operation (disk transfers, reads, writes, log writes) beside the
-# published server's; and last one line with the worst ratio.
+# operation (disk transfers, reads, writes, log writes) and per local
+# delivery beside the published server's; and last one line with the
+# worst ratio.
 #
 # One command: bench/fidelity.sh [BUILD_DIR].  USERS, SCALE, ACCEL,
 # DURATION, WARMUP override the scenario's run defaults (1,000 users, scale
@@ -160,6 +161,22 @@ for sc in online cached; do
 		"(published $(ratio "$(pub "$sc" -1 db_transfers_per_s)" "$po")):" \
 		"reads $(perop "$f" db_reads_per_s), writes $(perop "$f" db_writes_per_s);" \
 		"log writes $(perop "$f" log_writes_per_s) (published $(ratio "$(pub "$sc" -1 log_writes_per_s)" "$po"))"
+done
+
+# and per local delivery (a message delivered into a database): the
+# published server's log writes and transfers per delivery are about the
+# same in both scenarios, its operations per delivery are not
+# (docs/workload.md, "The storage work per local delivery")
+perdel() { ratio "$(jq ".counters.$2" "$1")" "$(jq '.counters.local_delivery_rate' "$1")"; } # json, key
+echo
+echo "storage work per local delivery (published: the table's column)"
+for sc in online cached; do
+	f="$W/$sc-on.json"
+	pd=$(pub "$sc" -1 local_delivery_rate)
+	echo "  $sc: RPC operations $(perdel "$f" rpc_ops_per_s)" \
+		"(published $(ratio "$(pub "$sc" -1 rpc_ops_per_s)" "$pd")); disk transfers" \
+		"$(perdel "$f" db_transfers_per_s) (published $(ratio "$(pub "$sc" -1 db_transfers_per_s)" "$pd"));" \
+		"log writes $(perdel "$f" log_writes_per_s) (published $(ratio "$(pub "$sc" -1 log_writes_per_s)" "$pd"))"
 done
 
 worst=""
