@@ -48,3 +48,34 @@ lab_start() {
 	# shellcheck disable=SC1091
 	. "$D/lab.env"
 }
+
+# wait_bounded PID SECONDS: wait for PID (a child of this shell) at most
+# SECONDS; its exit status, or 137 after a kill.  A process still there
+# then is described first, with its children (a `timeout` wrapper's
+# command): state, kernel stack, and the ptrace tracer of each (how a
+# sanitizer's exit-time leak check shows up) with, given gdb, its
+# backtraces; so a stuck exit in CI says where it was stuck.
+wait_bounded() {
+	wb=0
+	while kill -0 "$1" 2>/dev/null && [ "$wb" -lt "$(($2 * 10))" ]; do
+		sleep 0.1
+		wb=$((wb + 1))
+	done
+	if kill -0 "$1" 2>/dev/null; then
+		echo "---- pid $1 still running after $2 s:"
+		for p in "$1" $(pgrep -P "$1"); do
+			echo "-- $p: $(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null)"
+			grep -E '^(State|TracerPid|Threads)' "/proc/$p/status" 2>/dev/null
+			cat "/proc/$p/stack" 2>/dev/null
+			tr=$(sed -n 's/^TracerPid:[[:space:]]*//p' "/proc/$p/status" 2>/dev/null)
+			case "$tr" in "" | 0) continue ;; esac
+			echo "-- its tracer $tr: $(tr '\0' ' ' <"/proc/$tr/cmdline" 2>/dev/null)"
+			grep -E '^State' "/proc/$tr/status" 2>/dev/null
+			cat "/proc/$tr/stack" 2>/dev/null
+			command -v gdb >/dev/null 2>&1 &&
+				timeout 30 gdb -p "$tr" -batch -ex 'thread apply all bt' 2>&1 | grep '^#' | head -40
+		done
+		kill -9 "$1" $(pgrep -P "$1") 2>/dev/null
+	fi
+	wait "$1"
+}

@@ -92,7 +92,7 @@ for sc in online cached; do
 	echo "killed dovecot $MB_LAB_DOVECOT_PID mid-run"
 	sleep 10
 	lab_seen
-	wait "$rpid"
+	wait_bounded "$rpid" 330
 	rc=$?
 	cat "$T/$sc.out"
 	# 0, or 1 when the failed actions around the kill exceed the threshold
@@ -131,7 +131,7 @@ wait_for "$T/int.err" "load started" 120 "$rpid" || fail "interrupted run: the l
 sleep 3
 lab_seen
 kill -INT "$rpid"
-wait "$rpid"
+wait_bounded "$rpid" 120
 rc=$?
 [ "$rc" = 3 ] || fail "interrupted run exited $rc (want 3)"
 left=$(lab_left)
