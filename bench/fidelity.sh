@@ -74,8 +74,23 @@ bytes_per_op() { # users-normalised network Kbit/s and ops/s -> bytes per op
 	awk -v k="$1" -v o="$2" 'BEGIN { if (o > 0) printf "%.6g", k * 1000 / 8 / o; else print "nan" }'
 }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
-# a run's counter per RPC operation
-perop() { ratio "$(jq ".counters.$2" "$1")" "$(jq '.counters.rpc_ops_per_s' "$1")"; } # json, key
+# a run's counter per another of its counters, and the published column's
+per() { ratio "$(jq ".counters.$2" "$1")" "$(jq ".counters.$3" "$1")"; } # json, key, per key
+pubper() { ratio "$(pub "$1" -1 "$2")" "$(pub "$1" -1 "$3")"; }            # scenario, key, per key
+perop() { per "$1" "$2" rpc_ops_per_s; }                                    # json, key
+# one line of a scenario's counters per counter dk, each beside the
+# published figure unless its spec ends in ":-" (LABEL:KEY[:-] ...)
+per_line() { # scenario, per key, specs...
+	local sc=$1 dk=$2 out="" spec l k v
+	shift 2
+	for spec in "$@"; do
+		IFS=: read -r l k _ <<<"$spec"
+		v="$l $(per "$W/$sc-on.json" "$k" "$dk")"
+		[ "${spec%:-}" = "$spec" ] && v="$v (published $(pubper "$sc" "$k" "$dk"))"
+		out="$out${out:+; }$v"
+	done
+	echo "  $sc: $out"
+}
 
 rows=()
 add() { # label, scenario, ratio
@@ -155,28 +170,19 @@ echo "  (published: cached mode has more RPC operations, fewer disk transfers, l
 echo
 echo "storage work per RPC operation (published: the table's column)"
 for sc in online cached; do
-	f="$W/$sc-on.json"
-	po=$(pub "$sc" -1 rpc_ops_per_s)
-	echo "  $sc: disk transfers $(perop "$f" db_transfers_per_s)" \
-		"(published $(ratio "$(pub "$sc" -1 db_transfers_per_s)" "$po")):" \
-		"reads $(perop "$f" db_reads_per_s), writes $(perop "$f" db_writes_per_s);" \
-		"log writes $(perop "$f" log_writes_per_s) (published $(ratio "$(pub "$sc" -1 log_writes_per_s)" "$po"))"
+	per_line "$sc" rpc_ops_per_s "disk transfers:db_transfers_per_s" "reads:db_reads_per_s:-" \
+		"writes:db_writes_per_s:-" "log writes:log_writes_per_s"
 done
 
 # and per local delivery (a message delivered into a database): the
 # published server's log writes and transfers per delivery are about the
 # same in both scenarios, its operations per delivery are not
 # (docs/workload.md, "The storage work per local delivery")
-perdel() { ratio "$(jq ".counters.$2" "$1")" "$(jq '.counters.local_delivery_rate' "$1")"; } # json, key
 echo
 echo "storage work per local delivery (published: the table's column)"
 for sc in online cached; do
-	f="$W/$sc-on.json"
-	pd=$(pub "$sc" -1 local_delivery_rate)
-	echo "  $sc: RPC operations $(perdel "$f" rpc_ops_per_s)" \
-		"(published $(ratio "$(pub "$sc" -1 rpc_ops_per_s)" "$pd")); disk transfers" \
-		"$(perdel "$f" db_transfers_per_s) (published $(ratio "$(pub "$sc" -1 db_transfers_per_s)" "$pd"));" \
-		"log writes $(perdel "$f" log_writes_per_s) (published $(ratio "$(pub "$sc" -1 log_writes_per_s)" "$pd"))"
+	per_line "$sc" local_delivery_rate "RPC operations:rpc_ops_per_s" \
+		"disk transfers:db_transfers_per_s" "log writes:log_writes_per_s"
 done
 
 worst=""
