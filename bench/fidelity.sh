@@ -60,11 +60,15 @@ cache=$(jq '.parameters.cache_mb' "$W/online-on.json")
 run online cache2 --compression on --cache-mb "$(echo "$cache" | awk '{ print $1 * 2 }')"
 
 # published figures per user: the last column (Exchange 2003 with
-# compression) and the first (Exchange 2000 / Outlook 2000, uncompressed)
+# compression) and the first (Exchange 2000 / Outlook 2000, uncompressed);
+# each scenario's file is read once
+for sc in online cached; do
+	"$MAILBENCH" scenario show "$sc" --json >"$W/$sc-scenario.json" ||
+		{ echo "fidelity: cannot read scenario $sc" >&2; exit 3; }
+done
 pub() { # scenario, column index (0 first, -1 last), key
-	"$MAILBENCH" scenario show "$1" --json |
-		jq -r --argjson c "$2" --arg k "$3" \
-			'.published.columns[$c].values as $v | ($v[$k] / $v.users)'
+	jq -r --argjson c "$2" --arg k "$3" \
+		'.published.columns[$c].values as $v | ($v[$k] / $v.users)' "$W/$1-scenario.json"
 }
 # a run's figure per user-equivalent
 mine() { # json, key

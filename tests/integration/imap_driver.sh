@@ -35,15 +35,14 @@ read -r ouser ouid <<EOF
 $(sed -n 's/^original \([^ ]*\) INBOX uid \([0-9]*\)$/\1 \2/p' "$T/online.out")
 EOF
 [ -n "$ouid" ] || fail "mb-imapdrv did not name the reply's original"
-set -- "$ouser" "$ouid"
-md=$(find "$D" -type d -path "*/$1/Maildir" | head -n 1)
-[ -n "$md" ] || fail "no Maildir for $1"
-base=$(sed -n "s/^$2 .*:\(.*\)$/\1/p" "$md/dovecot-uidlist")
-[ -n "$base" ] || fail "uid $2 is not in $md/dovecot-uidlist"
+md=$(find "$D" -type d -path "*/$ouser/Maildir" | head -n 1)
+[ -n "$md" ] || fail "no Maildir for $ouser"
+base=$(sed -n "s/^$ouid .*:\(.*\)$/\1/p" "$md/dovecot-uidlist")
+[ -n "$base" ] || fail "uid $ouid is not in $md/dovecot-uidlist"
 find "$md/cur" -name "$base:2,*R*" | grep -q . ||
-	fail "the reply's original ($1 INBOX uid $2, $base) is not flagged \\Answered"
+	fail "the reply's original ($ouser INBOX uid $ouid, $base) is not flagged \\Answered"
 find "$md/cur" -name '*:2,*R*' | grep -v -q "/$base:" &&
-	fail "another message of $1's INBOX is flagged \\Answered"
+	fail "another message of $ouser's INBOX is flagged \\Answered"
 timeout 60 "$B/mb-imapdrv" "$D/accounts.json" "$imap" "$smtp" 1 "$T/ack.log" cached \
 	>"$T/cached.out" 2>&1 || fail "cached steps"
 grep "sync\|local 1" "$T/cached.out" | head -5

@@ -67,13 +67,13 @@ wait_bounded() {
 			echo "-- $p: $(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null)"
 			grep -E '^(State|TracerPid|Threads)' "/proc/$p/status" 2>/dev/null
 			cat "/proc/$p/stack" 2>/dev/null
-			tr=$(sed -n 's/^TracerPid:[[:space:]]*//p' "/proc/$p/status" 2>/dev/null)
-			case "$tr" in "" | 0) continue ;; esac
-			echo "-- its tracer $tr: $(tr '\0' ' ' <"/proc/$tr/cmdline" 2>/dev/null)"
-			grep -E '^State' "/proc/$tr/status" 2>/dev/null
-			cat "/proc/$tr/stack" 2>/dev/null
+			tracer=$(sed -n 's/^TracerPid:[[:space:]]*//p' "/proc/$p/status" 2>/dev/null)
+			case "$tracer" in "" | 0) continue ;; esac
+			echo "-- its tracer $tracer: $(tr '\0' ' ' <"/proc/$tracer/cmdline" 2>/dev/null)"
+			grep -E '^State' "/proc/$tracer/status" 2>/dev/null
+			cat "/proc/$tracer/stack" 2>/dev/null
 			command -v gdb >/dev/null 2>&1 &&
-				timeout 30 gdb -p "$tr" -batch -ex 'thread apply all bt' 2>&1 | grep '^#' | head -40
+				timeout 30 gdb -p "$tracer" -batch -ex 'thread apply all bt' 2>&1 | grep '^#' | head -40
 		done
 		kill -9 "$1" $(pgrep -P "$1") 2>/dev/null
 	fi

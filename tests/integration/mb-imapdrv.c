@@ -381,7 +381,7 @@ int main(int argc, char **argv)
 	bad |= run_step(&u, &s, "reply") != 0;
 	/* the original, for imap_driver.sh's look at its Maildir file */
 	printf("original %s INBOX uid %u\n", mb_topology_user(acc, (int)u.idx)->name,
-	       (unsigned)(first & 0xffffffffu));
+	       (unsigned)(uint32_t)first); /* an item id's low half is its UID */
 
 	memset(&s, 0, sizeof(s));
 	s.kind = MB_STEP_CREATE_APPOINTMENT;
