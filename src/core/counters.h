@@ -84,14 +84,6 @@ enum mb_counter_source { MB_SRC_STORE, MB_SRC_LOAD, MB_SRC_STRESS, MB_SRC_HOST }
 	  "8,000 x 25 MB)")                                                                        \
 	X(CHECKPOINT_DEPTH_MB, "checkpoint_depth_mb", "checkpoint depth (MB)", "MiB", MB_GAUGE,    \
 	  MB_SRC_STORE, 1, "log bytes written since the last checkpoint, MiB")                     \
-	X(SEARCH_QUEUED, "search_queued_per_s", "search queue: changes queued/s", "/s", MB_RATE,   \
-	  MB_SRC_STORE, 0,                                                                         \
-	  "message changes queued per second for the search folders (the Reminders folder), "      \
-	  "counted when their transaction commits")                                                \
-	X(SEARCH_DONE, "search_done_per_s", "search queue: entries evaluated/s", "/s", MB_RATE,    \
-	  MB_SRC_STORE, 0,                                                                         \
-	  "search queue entries evaluated per second, each in a transaction of its own; below "    \
-	  "the queued rate, the queue grows")                                                      \
 	X(STORE_LOOP_CPU_PCT, "store_loop_cpu_pct", "store network thread CPU (% of a core)", "%", \
 	  MB_GAUGE, MB_SRC_STORE, 1,                                                               \
 	  "the store's network (event loop) thread CPU time / wall time x 100: 100 is a whole "    \

@@ -55,8 +55,6 @@ int mb__groups_open_db(struct mb_store *st, struct dbw *w, char *err, size_t err
 	int rc = mb_db_open(st->sgs[w->sg - 1], name, 0, 0, &w->db);
 	if (!rc)
 		rc = mb_schema_open(w->db, false, &w->schema);
-	if (!rc) /* search folders: queued, and kept by the worker's pass */
-		mb_schema_search_set_deferred(w->schema, true);
 	if (!rc && !w->tmp)
 		rc = mb_buf_create(1 << 16, &w->tmp);
 	if (rc && w->db)

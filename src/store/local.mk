@@ -4,7 +4,7 @@
 noinst_LIBRARIES += src/store/libmbstore.a
 src_store_libmbstore_a_SOURCES = \
 	src/store/schema.h src/store/schema_int.h src/store/schema.c src/store/schema_msg.c \
-	src/store/schema_scan.c src/store/schema_search.c \
+	src/store/schema_scan.c \
 	src/store/store.h src/store/store_int.h \
 	src/store/ops.c src/store/ops_int.h src/store/handles.c src/store/opcommon.c \
 	src/store/op_submit.c src/store/op_calendar.c src/store/op_sync.c \

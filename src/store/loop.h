@@ -131,7 +131,6 @@ struct loop_state {
 	double loop_cpu_prev; /* this thread's CPU seconds at the last window */
 	double t_prev;
 	uint64_t prev_bytes, prev_rpcs, prev_ops, prev_ddb, prev_drcpt;
-	uint64_t prev_sq_queued, prev_sq_done; /* the search queue's counters */
 	struct mb_io_stats io_prev;
 	struct mb_cache_stats cache_prev;
 	uint64_t prev_log_writes;

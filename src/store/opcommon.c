@@ -21,7 +21,6 @@ struct commit_ctx {
 	struct req *r;
 	uint32_t deliveries_db;
 	uint32_t deliveries_rcpt;
-	uint32_t search_queued; /* search queue entries the transaction added */
 };
 
 static void commit_cb(void *arg, int status)
@@ -35,19 +34,13 @@ static void commit_cb(void *arg, int status)
 		atomic_fetch_add(&st->c.commits, 1);
 		atomic_fetch_add(&st->c.deliveries_db, cc->deliveries_db);
 		atomic_fetch_add(&st->c.deliveries_rcpt, cc->deliveries_rcpt);
-		atomic_fetch_add(&st->c.search_queued, cc->search_queued);
 	}
 	struct req *r = cc->r;
 	free(cc);
 	mb_req_release(r);
 }
 
-int mb__txn_begin(struct dbw *w)
-{
-	if (w->schema) /* count this transaction's entries only */
-		mb_schema_search_take_added(w->schema);
-	return mb_db_begin(w->db);
-}
+int mb__txn_begin(struct dbw *w) { return mb_db_begin(w->db); }
 
 /* Commit the open transaction asynchronously (or abort it when rc != 0). */
 int mb__txn_end(struct dbw *w, struct req *r, int rc, uint32_t ddb, uint32_t drcpt)
@@ -64,7 +57,6 @@ int mb__txn_end(struct dbw *w, struct req *r, int rc, uint32_t ddb, uint32_t drc
 	cc->r = r;
 	cc->deliveries_db = ddb;
 	cc->deliveries_rcpt = drcpt;
-	cc->search_queued = w->schema ? mb_schema_search_take_added(w->schema) : 0;
 	atomic_fetch_add(&r->pending, 1);
 	rc = mb_db_commit_async(w->db, commit_cb, cc);
 	if (rc) {

@@ -12,9 +12,8 @@
 
 static const char *const tree_names[] = {"mailboxes", "folders",     "messages",
 					 "bodies",    "by_time",     "by_cn",
-					 "calendar",  "attachments", "attach_data",
-					 "search_queue", "reminders"};
-#define NTREES 11
+					 "calendar",  "attachments", "attach_data"};
+#define NTREES 9
 #define NTREES_V1 7 /* trees a database always had; the others appear on open */
 
 int mb_schema_open(struct mb_db *db, bool create, struct mb_schema **out)
@@ -36,9 +35,6 @@ int mb_schema_open(struct mb_db *db, bool create, struct mb_schema **out)
 	slots[6] = &s->calendar;
 	slots[7] = &s->attach;
 	slots[8] = &s->attach_data;
-	slots[9] = &s->squeue;
-	slots[10] = &s->reminders;
-	bool new_reminders = false;
 	for (int i = 0; i < NTREES && !rc; i++) {
 		rc = mb_tree_open(db, tree_names[i], 0, slots[i]);
 		if (rc == MB_ENOTFOUND && (create || i >= NTREES_V1)) {
@@ -49,13 +45,8 @@ int mb_schema_open(struct mb_db *db, bool create, struct mb_schema **out)
 				began = true;
 			}
 			rc = mb_tree_open(db, tree_names[i], MB_TREE_CREATE, slots[i]);
-			if (!rc && slots[i] == &s->reminders)
-				new_reminders = true;
 		}
 	}
-	/* an existing database that had no Reminders folder: fill it now */
-	if (!rc && new_reminders)
-		rc = mb__search_rebuild(s);
 	if (began) {
 		if (rc)
 			mb_db_abort(db);
@@ -74,9 +65,8 @@ void mb_schema_close(struct mb_schema *s)
 {
 	if (!s)
 		return;
-	struct mb_tree *t[] = {s->mailboxes, s->folders,     s->messages, s->bodies,
-			       s->by_time,   s->by_cn,	     s->calendar, s->attach,
-			       s->attach_data, s->squeue, s->reminders};
+	struct mb_tree *t[] = {s->mailboxes, s->folders,  s->messages, s->bodies,     s->by_time,
+			       s->by_cn,     s->calendar, s->attach,   s->attach_data};
 	for (int i = 0; i < NTREES; i++)
 		if (t[i])
 			mb_tree_close(t[i]);

@@ -14,13 +14,8 @@
  *   "attach_data" mailbox(u32) mid(u64) num(u16)     -> the attachment's bytes
  *               (long value; an attachment is an object of its own, read
  *               only when opened, never with the message)
- *   "search_queue" mailbox(u32) cn(u64)               -> mid(u64)
- *   "reminders" mailbox(u32) mid(u64)                -> start(i64)
- *               (the Reminders search folder; see "search folders" below)
  * The two attachment trees are created on open when missing, so data
- * directories initialised before them open unchanged (no attachments); so
- * are the two search trees, and then the Reminders rows are filled from the
- * messages in the same transaction.
+ * directories initialised before them open unchanged (no attachments).
  * Folder numbers are the local part of a wire folder id (proto.h).
  *
  * Invariants: every write function must run inside a transaction of the
@@ -171,45 +166,6 @@ int mb_schema_msg_delete(struct mb_schema *s, uint32_t mailbox, uint64_t mid);
  * of the mailbox. */
 int mb_schema_msg_move(struct mb_schema *s, uint32_t mailbox, uint64_t mid, uint32_t dst, bool copy,
 		       struct mb_buf *tmp, uint64_t *new_mid);
-
-/* ---- search folders ----
- *
- * Every mailbox has a Reminders search folder (MS-OXOSFLD 3.1.4.1.1): its
- * scope is the whole mailbox, and its restriction is here "an appointment
- * or meeting request (reminder set) not in Deleted Items".  Its contents
- * are the mailbox's rows of "reminders".  The store keeps it current as
- * Exchange's store kept its search folders, through a search queue that is
- * a table: each change to a message (a new one, a changed one, a read flag,
- * a move, a copy, a delete) queues (mailbox, cn) -> mid in the change's own
- * transaction; a background pass takes the entries one at a time, each in a
- * transaction of its own, evaluates the message as it is then and puts or
- * removes its row (mb_schema_search_step).  That is the deferred mode, the
- * store server's.  In the in-line mode (the default: init, tests) the row
- * is made right in the change's transaction and nothing is queued.
- * Invariant: whenever the queue is empty, "reminders" holds exactly the
- * messages that match.
- *
- *   change --(deferred)--> queued --search step (own transaction)--> row right
- *   change --(in-line)---------------------------------------------> row right
- */
-void mb_schema_search_set_deferred(struct mb_schema *s, bool deferred);
-/* May the queue hold entries?  (false once a step found it empty, until
- * the next change queues one or the mode is set again) */
-bool mb_schema_search_pending(const struct mb_schema *s);
-/* The caller could not run a step (its group refuses writes): pending is
- * false until a change queues an entry or the mode is set again. */
-void mb_schema_search_pause(struct mb_schema *s);
-/* Entries queued since the last call (the store counts them at commit). */
-uint32_t mb_schema_search_take_added(struct mb_schema *s);
-/* Inside a transaction: take the first queued entry, evaluate it, remove it;
- * *did false when the queue was empty (nothing written). */
-int mb_schema_search_step(struct mb_schema *s, bool *did);
-/* The Reminders folder's rows of mailbox, by message id; cb returns
- * non-zero to stop. */
-int mb_schema_reminders_scan(struct mb_schema *s, uint32_t mailbox,
-			     int (*cb)(void *arg, uint64_t mid, int64_t start), void *arg);
-/* Does r match the Reminders restriction? */
-bool mb_schema_reminder_match(const struct mb_msg_rec *r);
 
 /* Scan of a folder's messages by delivery time: newest first, or oldest
  * first when pos->ascending.  pos holds the resume point (started false =

@@ -12,13 +12,9 @@
  *        attachments, attach_data (mbx, mid, u16 num)
  *        by_time (mbx, folder, ~biased time, mid) | by_cn (mbx, folder, cn)
  *        calendar (mbx, biased start, mid)
- *        search_queue (mbx, cn) -> u64 mid | reminders (mbx, mid) -> i64 start
  * Layering: schema.c (open, mailbox and folder records) <- schema_msg.c
  * (messages, their indexes and attachments) <- schema_scan.c (folder scans,
- * changes since a change number, calendar ranges); no file calls one above,
- * except schema_search.c (the Reminders search folder and its queue): the
- * index functions of schema_msg.c call it, and it reads messages through
- * mb_schema_msg_get.
+ * changes since a change number, calendar ranges); no file calls one above.
  */
 #ifndef MB_STORE_SCHEMA_INT_H
 #define MB_STORE_SCHEMA_INT_H
@@ -33,10 +29,6 @@ struct mb_schema {
 	struct mb_db *db;
 	struct mb_tree *mailboxes, *folders, *messages, *bodies, *by_time, *by_cn, *calendar;
 	struct mb_tree *attach, *attach_data;
-	struct mb_tree *squeue, *reminders;
-	bool deferred;	    /* search folders: queued (the store) or in-line */
-	bool sq_pending;    /* the queue may hold entries (false: known empty) */
-	uint32_t sq_added;  /* entries queued since mb_schema_search_take_added */
 	struct mb_val val; /* scratch for internal reads */
 	struct mb_val val2;
 };
@@ -109,16 +101,5 @@ int mb__schema_mbx_put(struct mb_schema *s, uint32_t mailbox, const struct mb_ma
 int mb__schema_folder_put(struct mb_schema *s, uint32_t mailbox, const struct mb_folder_rec *f);
 int mb__schema_mbx_folder_get(struct mb_schema *s, uint32_t mailbox, uint32_t folder,
 			      struct mb_mailbox_rec *m, struct mb_folder_rec *f);
-
-/* schema_search.c: the search folders' side of a message change, called
- * by the index functions in the change's transaction: r's old state left
- * (in-line mode: its Reminders row goes if it had one), r's new state
- * filed (queued, or in-line its row put if it matches), r deleted. */
-int mb__search_removed(struct mb_schema *s, uint32_t mailbox, const struct mb_msg_rec *old);
-int mb__search_filed(struct mb_schema *s, uint32_t mailbox, const struct mb_msg_rec *r);
-int mb__search_deleted(struct mb_schema *s, uint32_t mailbox, uint64_t mid, uint64_t cn);
-/* Fill the Reminders rows of every message (a database whose reminders
- * tree was just created on open, in that open's transaction). */
-int mb__search_rebuild(struct mb_schema *s);
 
 #endif

@@ -1,8 +1,7 @@
 /* schema_msg.c: messages of the mailbox tables: add, get, body, update,
  * flags, delete, move/copy, and their attachments.  A message lives in the
  * messages tree (record), bodies (body), by_time and by_cn (indexes of its
- * folder), calendar (appointments) and attachments/attach_data; its index
- * functions also tell the search folders (schema_search.c) of each change.
+ * folder), calendar (appointments) and attachments/attach_data.
  * Invariants: a message's index entries match its record (folder, time, cn);
  * every write bumps the mailbox's next_cn and the folder's cn, count and
  * unread; on error the caller aborts the transaction (schema.h).
@@ -81,12 +80,11 @@ static int index_add(struct mb_schema *s, uint32_t mailbox, const struct mb_msg_
 	mb_key_u64(v, r->mid);
 	v[8] = 0;
 	rc = mb_tree_put(s->by_cn, k, k_cn(k, mailbox, r->folder, r->cn), v, 9, 0);
-	if (!rc && r->appointment && r->folder == MB_FID_CALENDAR) {
-		le64(v, (uint64_t)r->end);
-		le32(v + 8, r->busy);
-		rc = mb_tree_put(s->calendar, k, k_cal(k, mailbox, r->start, r->mid), v, 12, 0);
-	}
-	return rc ? rc : mb__search_filed(s, mailbox, r);
+	if (rc || !r->appointment || r->folder != MB_FID_CALENDAR)
+		return rc;
+	le64(v, (uint64_t)r->end);
+	le32(v + 8, r->busy);
+	return mb_tree_put(s->calendar, k, k_cal(k, mailbox, r->start, r->mid), v, 12, 0);
 }
 
 /* Remove the live index entries of r; leave a tombstone at tomb_cn when
@@ -95,10 +93,7 @@ static int index_remove(struct mb_schema *s, uint32_t mailbox, const struct mb_m
 			uint64_t tomb_cn)
 {
 	uint8_t k[24], v[9];
-	int rc = mb__search_removed(s, mailbox, r);
-	if (rc)
-		return rc;
-	rc = mb_tree_del(s->by_time, k, k_time(k, mailbox, r->folder, r->time, r->mid));
+	int rc = mb_tree_del(s->by_time, k, k_time(k, mailbox, r->folder, r->time, r->mid));
 	if (rc && rc != MB_ENOTFOUND)
 		return rc;
 	rc = mb_tree_del(s->by_cn, k, k_cn(k, mailbox, r->folder, r->cn));
@@ -422,8 +417,6 @@ int mb_schema_msg_delete(struct mb_schema *s, uint32_t mailbox, uint64_t mid)
 	}
 	for (uint16_t i = 1; !rc && i <= old.nattach; i++)
 		rc = attach_del(s, mailbox, mid, i);
-	if (!rc)
-		rc = mb__search_deleted(s, mailbox, mid, cn);
 	if (!rc)
 		rc = folder_touch(s, mailbox, old.folder, -1, -unread_of(old.flags), cn);
 	if (!rc)

@@ -64,11 +64,6 @@ void mb__stats_on_timer(uv_timer_t *t)
 	SET(DELIVERY_RECIPIENTS, (double)(drc - ls->prev_drcpt) / dt);
 	ls->prev_ddb = ddb;
 	ls->prev_drcpt = drc;
-	uint64_t sqq = atomic_load(&st->c.search_queued), sqd = atomic_load(&st->c.search_done);
-	SET(SEARCH_QUEUED, (double)(sqq - ls->prev_sq_queued) / dt);
-	SET(SEARCH_DONE, (double)(sqd - ls->prev_sq_done) / dt);
-	ls->prev_sq_queued = sqq;
-	ls->prev_sq_done = sqd;
 	uint64_t bytes = ls->bytes_in + ls->bytes_out;
 	SET(NETWORK, (double)(bytes - ls->prev_bytes) * 8.0 / 1000.0 / dt);
 	ls->prev_bytes = bytes;

@@ -199,7 +199,6 @@ struct dbw {
 	struct mb_val val, val2;
 	int offline_rc; /* db and schema NULL: why (its group could not be
 			   recovered); written only while workers are paused */
-	bool search_inflight; /* a search step's commit is pending (under mu) */
 };
 
 /* Counters updated from any thread. */
@@ -208,10 +207,6 @@ struct store_counters {
 	atomic_uint_fast64_t deliveries_rcpt; /* once per recipient */
 	atomic_uint_fast64_t commits;
 	atomic_uint_fast64_t commit_errors;
-	/* the search queue (store/schema.h, "search folders"): entries queued
-	 * by committed changes; entries evaluated by committed search steps */
-	atomic_uint_fast64_t search_queued;
-	atomic_uint_fast64_t search_done;
 };
 
 struct mb_store {

@@ -1,27 +1,14 @@
 /* workers.c: one owner thread per database: each takes requests from its
  * queue (queue.c) and runs them (ops.c), which either finishes a request
- * or names the database it must move to; between requests, its search pass
- * (the database's search queue, store/schema.h "search folders"); and the
- * pause of every worker between two requests (a storage group's recovery in
- * place, groups.c).
+ * or names the database it must move to; and the pause of every worker
+ * between two requests (a storage group's recovery in place, groups.c).
  *
  * A worker:
  *
  *   waiting --request queued--> executing --ops done / moved--> waiting
- *      |  ^  \
- *      |  |   +--no request, queue entries, no step in flight--> search step
- *      |  |        (one entry, one transaction, committed async) --> waiting
+ *      |  ^
  *      |  +--resumed-- paused <--pause set (between requests)-- waiting
- *      +--stop set and queue empty--> (its step's commit done) exited
- *                                       (joined by mb__workers_stop)
- *
- * Requests always go first: a step is taken only with no request queued,
- * and at most one step per database is in flight, so the pass uses the
- * database's idle time and the log writes it adds are its own (each
- * step's commit is durable, like every commit of the store; others may
- * share its log write by group commit).  A step that cannot run (the group
- * is in the ERROR state) stops the pass until a change queues an entry
- * again or the group is reopened.
+ *      +--stop set and queue empty--> exited (joined by mb__workers_stop)
  */
 #include "config.h"
 
@@ -84,64 +71,12 @@ void mb__workers_resume(struct mb_store *st)
 	pthread_mutex_unlock(&st->pause_mu);
 }
 
-/* Commit callback of a search step (the log writer's thread). */
-static void search_committed(void *arg, int status)
-{
-	struct dbw *w = arg;
-	struct mb_store *st = w->st;
-	if (status) {
-		atomic_fetch_add(&st->c.commit_errors, 1);
-	} else {
-		atomic_fetch_add(&st->c.commits, 1);
-		atomic_fetch_add(&st->c.search_done, 1);
-	}
-	pthread_mutex_lock(&w->mu);
-	w->search_inflight = false;
-	pthread_cond_signal(&w->cv);
-	pthread_mutex_unlock(&w->mu);
-}
-
-/* Under w->mu: may a search step start? */
-static bool search_ready(struct dbw *w)
-{
-	return !w->search_inflight && w->schema && mb_schema_search_pending(w->schema);
-}
-
-/* One search step: one queued entry evaluated in a transaction of its own. */
-static void search_step(struct dbw *w)
-{
-	bool did = false;
-	int rc = mb_db_begin(w->db);
-	if (rc) {
-		mb_schema_search_pause(w->schema);
-		return;
-	}
-	rc = mb_schema_search_step(w->schema, &did);
-	if (rc || !did) {
-		mb_db_abort(w->db);
-		if (rc)
-			mb_schema_search_pause(w->schema);
-		return;
-	}
-	pthread_mutex_lock(&w->mu);
-	w->search_inflight = true;
-	pthread_mutex_unlock(&w->mu);
-	rc = mb_db_commit_async(w->db, search_committed, w);
-	if (rc) { /* the callback will not run */
-		pthread_mutex_lock(&w->mu);
-		w->search_inflight = false;
-		pthread_mutex_unlock(&w->mu);
-		atomic_fetch_add(&w->st->c.commit_errors, 1);
-		mb_schema_search_pause(w->schema);
-	}
-}
-
 static void *worker_main(void *arg)
 {
 	struct dbw *w = arg;
 	for (;;) {
 		pthread_mutex_lock(&w->mu);
-		while (!w->head && !w->stop && !atomic_load(&w->st->pause) && !search_ready(w))
+		while (!w->head && !w->stop && !atomic_load(&w->st->pause))
 			pthread_cond_wait(&w->cv, &w->mu);
 		if (atomic_load(&w->st->pause)) {
 			pthread_mutex_unlock(&w->mu);
@@ -149,15 +84,7 @@ static void *worker_main(void *arg)
 			continue;
 		}
 		struct req *r = w->head;
-		if (!r && !w->stop) {
-			pthread_mutex_unlock(&w->mu);
-			search_step(w);
-			continue;
-		}
 		if (!r) {
-			/* the callback of a step in flight still uses w */
-			while (w->search_inflight)
-				pthread_cond_wait(&w->cv, &w->mu);
 			pthread_mutex_unlock(&w->mu);
 			break;
 		}

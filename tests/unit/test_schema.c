@@ -2,10 +2,8 @@
  * (src/store/schema.c): mailbox creation with the well-known folders, user
  * folders, messages newest-first with paging, folder counters, change
  * numbers and tombstones for incremental sync (update, flags, delete, move,
- * copy), the calendar index, the existence lookup of the ack-log check,
- * the Reminders search folder (in-line, through the search queue, rebuilt
- * when missing), and that everything survives closing and reopening the
- * storage group. */
+ * copy), the calendar index, the existence lookup of the ack-log check, and
+ * that everything survives closing and reopening the storage group. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -347,170 +345,6 @@ static void test_calendar_and_reopen(void **state)
 	assert_int_equal(n, 5);
 }
 
-/* ---- the Reminders search folder and the search queue ---- */
-
-struct rem {
-	int n;
-	uint64_t mid[16];
-};
-static int collect_rem(void *arg, uint64_t mid, int64_t start)
-{
-	struct rem *r = arg;
-	(void)start;
-	if (r->n < 16)
-		r->mid[r->n] = mid;
-	r->n++;
-	return 0;
-}
-
-/* The Reminders rows of mailbox 3, in message-id order. */
-static struct rem reminders(struct fx *f)
-{
-	struct rem r;
-	memset(&r, 0, sizeof(r));
-	assert_int_equal(mb_schema_reminders_scan(f->s, 3, collect_rem, &r), 0);
-	return r;
-}
-
-static uint64_t add_appt(struct fx *f, uint32_t folder, int64_t start)
-{
-	struct mb_msg_in in;
-	uint64_t mid;
-	memset(&in, 0, sizeof(in));
-	in.appointment = true;
-	in.start = start;
-	in.end = start + 3600 * 1000;
-	assert_int_equal(mb_db_begin(f->db), 0);
-	assert_int_equal(mb_schema_msg_add(f->s, 3, folder, &in, f->tmp, &mid, NULL), 0);
-	assert_int_equal(mb_db_commit(f->db), 0);
-	return mid;
-}
-
-static void move(struct fx *f, uint64_t mid, uint32_t dst)
-{
-	assert_int_equal(mb_db_begin(f->db), 0);
-	assert_int_equal(mb_schema_msg_move(f->s, 3, mid, dst, false, f->tmp, NULL), 0);
-	assert_int_equal(mb_db_commit(f->db), 0);
-}
-
-/* Run search steps, each in its own transaction, until the queue is
- * empty; the number run. */
-static int drain(struct fx *f)
-{
-	int n = 0;
-	for (;;) {
-		bool did;
-		assert_int_equal(mb_db_begin(f->db), 0);
-		assert_int_equal(mb_schema_search_step(f->s, &did), 0);
-		if (!did) {
-			assert_int_equal(mb_db_abort(f->db), 0);
-			assert_false(mb_schema_search_pending(f->s));
-			return n;
-		}
-		assert_int_equal(mb_db_commit(f->db), 0);
-		n++;
-	}
-}
-
-static void test_reminders_inline(void **state)
-{
-	struct fx *f = *state;
-	assert_int_equal(mb_db_begin(f->db), 0);
-	assert_int_equal(mb_schema_mailbox_create(f->s, 3, "user0003"), 0);
-	assert_int_equal(mb_db_commit(f->db), 0);
-	/* in-line (the default): the row is right when the change commits */
-	uint64_t a = add_appt(f, MB_FID_CALENDAR, 1000);
-	uint64_t m = add(f, 3, MB_FID_INBOX, 5, 0, "no reminder", NULL);
-	uint64_t req = add_appt(f, MB_FID_INBOX, 2000); /* a meeting request */
-	struct rem r = reminders(f);
-	assert_int_equal(r.n, 2);
-	assert_true(r.mid[0] == a && r.mid[1] == req);
-	/* Deleted Items is out of the folder's scope; a move back brings it in */
-	move(f, req, MB_FID_DELETED);
-	r = reminders(f);
-	assert_int_equal(r.n, 1);
-	assert_true(r.mid[0] == a);
-	move(f, req, MB_FID_INBOX);
-	assert_int_equal(reminders(f).n, 2);
-	/* flags and a copy: the copy is a message of its own */
-	uint64_t c;
-	assert_int_equal(mb_db_begin(f->db), 0);
-	assert_int_equal(mb_schema_msg_set_flags(f->s, 3, a, MB_MSGFLAG_READ, NULL), 0);
-	assert_int_equal(mb_schema_msg_move(f->s, 3, a, MB_FID_INBOX, true, f->tmp, &c), 0);
-	assert_int_equal(mb_schema_msg_delete(f->s, 3, req), 0);
-	assert_int_equal(mb_db_commit(f->db), 0);
-	r = reminders(f);
-	assert_int_equal(r.n, 2);
-	assert_true(r.mid[0] == a && r.mid[1] == c);
-	/* nothing was queued: in-line mode */
-	assert_int_equal(mb_schema_search_take_added(f->s), 0);
-	assert_int_equal(drain(f), 0);
-	(void)m;
-}
-
-static void test_reminders_deferred_queue(void **state)
-{
-	struct fx *f = *state;
-	struct rem before = reminders(f);
-	assert_int_equal(before.n, 2);
-	mb_schema_search_set_deferred(f->s, true);
-	assert_true(mb_schema_search_pending(f->s));
-	assert_int_equal(drain(f), 0); /* nothing queued yet */
-	/* a new appointment: queued in its own transaction, not evaluated */
-	uint64_t b = add_appt(f, MB_FID_CALENDAR, 3000);
-	assert_int_equal(mb_schema_search_take_added(f->s), 1);
-	assert_true(mb_schema_search_pending(f->s));
-	assert_int_equal(reminders(f).n, 2);
-	assert_int_equal(drain(f), 1);
-	struct rem r = reminders(f);
-	assert_int_equal(r.n, 3);
-	assert_true(r.mid[2] == b);
-	/* a move to Deleted Items, a read flag on another, a delete: one
-	 * entry each; the rows change only when the entries are evaluated */
-	move(f, b, MB_FID_DELETED);
-	assert_int_equal(mb_db_begin(f->db), 0);
-	assert_int_equal(mb_schema_msg_set_flags(f->s, 3, before.mid[0], 0, NULL), 0);
-	assert_int_equal(mb_schema_msg_delete(f->s, 3, before.mid[1]), 0);
-	assert_int_equal(mb_db_commit(f->db), 0);
-	assert_int_equal(mb_schema_search_take_added(f->s), 3);
-	assert_int_equal(reminders(f).n, 3);
-	/* an aborted change queues nothing */
-	assert_int_equal(mb_db_begin(f->db), 0);
-	assert_int_equal(mb_schema_msg_delete(f->s, 3, before.mid[0]), 0);
-	assert_int_equal(mb_db_abort(f->db), 0);
-	/* the entries are durable: close, reopen (in-line again), step them */
-	fx_close(f);
-	fx_open(f);
-	mb_schema_search_set_deferred(f->s, true);
-	assert_int_equal(drain(f), 3);
-	r = reminders(f);
-	assert_int_equal(r.n, 1);
-	assert_true(r.mid[0] == before.mid[0]);
-	/* two changes to one message before the pass: both evaluate the
-	 * message as it is then (the second finds nothing to change) */
-	move(f, b, MB_FID_CALENDAR);
-	move(f, b, MB_FID_INBOX);
-	assert_int_equal(drain(f), 2);
-	assert_int_equal(reminders(f).n, 2);
-}
-
-/* A database whose reminders tree is missing (made before it) gets its
- * rows filled when it is opened. */
-static void test_reminders_rebuilt_on_open(void **state)
-{
-	struct fx *f = *state;
-	struct rem before = reminders(f);
-	assert_int_equal(before.n, 2);
-	mb_schema_close(f->s);
-	assert_int_equal(mb_db_begin(f->db), 0);
-	assert_int_equal(mb_tree_drop(f->db, "reminders"), 0);
-	assert_int_equal(mb_db_commit(f->db), 0);
-	assert_int_equal(mb_schema_open(f->db, false, &f->s), 0);
-	struct rem r = reminders(f);
-	assert_int_equal(r.n, 2);
-	assert_memory_equal(r.mid, before.mid, 2 * sizeof(uint64_t));
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -519,9 +353,6 @@ int main(void)
 	    cmocka_unit_test(test_changes_and_tombstones),
 	    cmocka_unit_test(test_update_keeps_body),
 	    cmocka_unit_test(test_calendar_and_reopen),
-	    cmocka_unit_test(test_reminders_inline),
-	    cmocka_unit_test(test_reminders_deferred_queue),
-	    cmocka_unit_test(test_reminders_rebuilt_on_open),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
