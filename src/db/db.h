@@ -56,7 +56,7 @@
  *   (byte-range deltas; the whole page the first time a page changes after a
  *   checkpoint, so torn pages are repaired by recovery) become one
  *   checksummed log record.  mb_db_commit returns 0 only once that record is
- *   on disk (write + fdatasync of the log segment).  Concurrent commits of
+ *   on disk (its sectors written and fdatasynced, db/log.c).  Concurrent commits of
  *   all databases of the group share log writes (group commit).
  *   mb_db_commit_async returns at once (the transaction is closed, the next
  *   one may begin) and calls cb(arg, status) when the record is durable
@@ -111,6 +111,12 @@ struct mb_cursor;
 #define MB_VALUE_MAX (64u << 20)       /* bytes */
 #define MB_TREE_NAME_MAX 64	       /* bytes, without the NUL */
 #define MB_LOG_SEGMENT_SIZE (1u << 20) /* bytes per log segment file */
+/* The log is written in sectors, with a shadow copy of the partial last
+ * sector (db/log.c), as ESE writes its log.  The default is the sector of
+ * Exchange 2003's ESE, the volume's (512 bytes on the published server's
+ * disks); ESE's newer log format (Exchange 2016's) writes 4 KiB segments. */
+#define MB_LOG_SECTOR_SIZE 512u
+#define MB_LOG_SECTOR_MAX 4096u
 
 /* ---- growable value buffer: reuse one across gets to avoid mallocs ---- */
 struct mb_val {
@@ -196,6 +202,8 @@ struct mb_sg_options {
 				      UINT64_MAX: only explicit ones */
 	bool create;		   /* create DIR and the log when missing */
 	bool no_direct;		   /* buffered database I/O (default: O_DIRECT) */
+	uint32_t log_sector;	   /* the log's sector: 0 = MB_LOG_SECTOR_SIZE, else a power
+				      of two from 512 to MB_LOG_SECTOR_MAX */
 };
 void mb_sg_options_init(struct mb_sg_options *o);
 
@@ -223,7 +231,7 @@ struct mb_cache *mb_sg_cache(struct mb_sg *sg);
 
 struct mb_sg_stats {
 	uint64_t commits;    /* transactions made durable */
-	uint64_t log_writes; /* write I/Os to log segments (each followed by fdatasync) */
+	uint64_t log_writes; /* log flushes (each one to three sector writes, db/log.c) */
 	uint64_t log_bytes;  /* bytes of log written */
 	uint64_t commits_per_write_x100; /* 100 * commits / log_writes (0 before the first) */
 	uint64_t durable_lsn;		 /* log bytes durable so far (the LSN) */

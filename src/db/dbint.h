@@ -176,6 +176,9 @@ int log_scan(struct mb_log *l, uint64_t from, log_rec_cb cb, void *arg, uint64_t
 	     uint64_t *records);
 /* after the scan: start appending at end (zeroes the torn tail), start the writer */
 int log_start(struct mb_log *l, uint64_t end);
+/* The sector the log is written in (before log_scan and log_start; 0:
+ * MB_LOG_SECTOR_SIZE). */
+void log_set_sector(struct mb_log *l, uint32_t sec);
 /* append a record; *end = its end LSN (the page LSN of its pages) */
 int log_append(struct mb_log *l, uint32_t type, uint32_t count, const uint8_t *payload, size_t len,
 	       uint64_t *end);

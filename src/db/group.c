@@ -121,6 +121,9 @@ int mb_sg_open(const struct mb_sg_options *o, struct mb_sg **out)
 {
 	if (!o || !o->dir)
 		return MB_EINVAL;
+	if (o->log_sector && (o->log_sector < 512 || o->log_sector > MB_LOG_SECTOR_MAX ||
+			      (o->log_sector & (o->log_sector - 1))))
+		return MB_EINVAL;
 	struct mb_sg *sg = calloc(1, sizeof(*sg));
 	if (!sg)
 		return MB_ENOMEM;
@@ -173,6 +176,8 @@ int mb_sg_open(const struct mb_sg_options *o, struct mb_sg **out)
 	}
 	if (r == 0)
 		r = log_open(sg->io, sg->log_dir, &sg->log);
+	if (r == 0)
+		log_set_sector(sg->log, o->log_sector);
 	uint64_t redo = 0, end = 0;
 	if (r == 0) {
 		r = log_read_checkpoint(sg->log, &redo);

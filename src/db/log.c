@@ -3,12 +3,35 @@
  * The log is one byte stream (LSN = offset) cut into MB_LOG_SEGMENT_SIZE
  * segment files.  Committers append whole records to an in-memory buffer
  * under the mutex; ONE writer thread swaps the buffer out, writes it to the
- * segment(s) and fdatasyncs them, then advances the durable LSN, wakes the
- * synchronous waiters and runs the async callbacks in LSN order.  Whatever
- * accumulates while a write+sync is in flight goes out in the next single
- * write: that is group commit.
+ * segment(s), then advances the durable LSN, wakes the synchronous waiters
+ * and runs the async callbacks in LSN order.  Whatever accumulates while a
+ * flush is in flight goes out in the next one: that is group commit.
+ *
+ * Sectors.  A flush is written in whole sectors (log_set_sector; 512 bytes
+ * by default) the way ESE writes its log (ESE's source, LOG_WRITE_BUFFER::
+ * ErrLGIWritePartialSector and ErrLGIWriteFullSectors, logwrite.cxx of
+ * microsoft/Extensible-Storage-Engine; its "log writes" counter counts each
+ * of these writes): the partial sector at the end goes with a shadow copy
+ * in the sector after it, and the next flush rewrites that sector in place.
+ * Each write is made durable (fdatasync) before the next one starts, as
+ * ESE's write-through log writes were, so their order is the disk's:
+ *
+ *   flush, no shadow down:  [full sectors] [partial + shadow]      1-2 writes
+ *   flush, a shadow down:   [the shadowed sector] [the rest or its copy]
+ *                           [partial + shadow]                     2-3 writes
+ *   only a partial sector, a shadow down: [partial] [shadow]       2 writes
+ *
+ * (a segment's last sector gets no shadow: it would be in the next file).
+ * While a sector holding acknowledged bytes is rewritten, its shadow holds
+ * them, so a torn write loses nothing acknowledged: the scan reads a
+ * sector whose record does not check from its shadow (rd_try_shadow) and
+ * log_start writes it back.  The LSNs are the stream's: sectors, padding and
+ * shadows never change where a record is.
+ *
  * Invariants: durable_lsn only grows and never passes what was written and
- * synced; after a failed write or sync the log is in the ERROR state: the
+ * synced; tail holds the bytes of the partial sector at the durable end,
+ * and shadow says its copy is in the next sector; after a failed write or
+ * sync the log is in the ERROR state: the
  * durable LSN stops, every waiter gets the error, every later append
  * MB_ERDONLY.  The database side puts the log in the same state with
  * log_fail() when a database file fails beyond retrying (EIO on a read or
@@ -33,6 +56,7 @@
 #include "db/dbint.h"
 
 #define SEG MB_LOG_SEGMENT_SIZE
+#define SEC (l->sec)
 
 struct waiter {
 	uint64_t lsn;
@@ -58,6 +82,20 @@ struct mb_log {
 	size_t qhead, qlen, qcap;
 	struct mb_file *seg;
 	uint64_t seg_idx;
+	/* the writer's sectors (write_flush): the bytes of the partial sector
+	 * at the durable end, whether its shadow copy is down, the image of a
+	 * flush */
+	size_t sec; /* the sector (log_set_sector) */
+	uint8_t tail[MB_LOG_SECTOR_MAX];
+	size_t tail_len;
+	bool shadow;
+	uint8_t *img;
+	size_t img_cap;
+	/* the scan's repair of a torn partial sector from its shadow: the
+	 * sector's stream position and its bytes (log_start writes it back) */
+	bool repaired;
+	uint64_t repair_pos;
+	uint8_t repair[MB_LOG_SECTOR_MAX];
 	/* guards creating, recycling and removing segment files (the writer
 	 * opens or creates the segment it needs; a checkpoint renames old
 	 * segments to indices beyond every existing one) */
@@ -113,6 +151,7 @@ int log_open(struct mb_io *io, const char *dir, struct mb_log **out)
 	l->io = io;
 	l->dir = strdup(dir);
 	l->seg_idx = UINT64_MAX;
+	l->sec = MB_LOG_SECTOR_SIZE;
 	pthread_mutex_init(&l->lock, NULL);
 	pthread_mutex_init(&l->seglock, NULL);
 	pthread_cond_init(&l->wake, NULL);
@@ -145,6 +184,7 @@ void log_close(struct mb_log *l)
 		pthread_join(l->thr, NULL);
 	}
 	mb_file_close(l->seg);
+	free(l->img);
 	free(l->buf);
 	free(l->spare);
 	free(l->q);
@@ -167,6 +207,10 @@ struct reader {
 	size_t have; /* valid bytes of the loaded segment */
 	bool loaded;
 	uint64_t bytes;
+	/* a sector read from its shadow instead (patch_on): its position */
+	bool patch_on;
+	uint64_t patch_pos;
+	uint8_t patch[MB_LOG_SECTOR_MAX];
 };
 
 static int rd_load(struct reader *r, uint64_t idx)
@@ -194,8 +238,8 @@ static int rd_load(struct reader *r, uint64_t idx)
 	return 0;
 }
 
-/* copy n bytes of the stream at lsn; MB_ENOTFOUND when not there */
-static int rd_bytes(struct reader *r, uint64_t lsn, size_t n, uint8_t *dst)
+/* copy n bytes of the stream at lsn as on disk; MB_ENOTFOUND when not there */
+static int rd_raw(struct reader *r, uint64_t lsn, size_t n, uint8_t *dst)
 {
 	while (n) {
 		int e = rd_load(r, lsn / SEG);
@@ -214,6 +258,82 @@ static int rd_bytes(struct reader *r, uint64_t lsn, size_t n, uint8_t *dst)
 	return 0;
 }
 
+/* the same with the patched sector read from its shadow */
+static int rd_bytes(struct reader *r, uint64_t lsn, size_t n, uint8_t *dst)
+{
+	const struct mb_log *l = r->l;
+	int e = rd_raw(r, lsn, n, dst);
+	if (e < 0 || !r->patch_on || lsn >= r->patch_pos + SEC || lsn + n <= r->patch_pos)
+		return e;
+	uint64_t a = lsn > r->patch_pos ? lsn : r->patch_pos;
+	uint64_t b = lsn + n < r->patch_pos + SEC ? lsn + n : r->patch_pos + SEC;
+	memcpy(dst + (a - lsn), r->patch + (a - r->patch_pos), (size_t)(b - a));
+	return 0;
+}
+
+/* The record at pos: 0 and its length when whole and valid (in *rec), 1
+ * when not (its claimed length in *claim, 0 when its header is unreadable
+ * or implausible), < 0 on error. */
+static int rd_record(struct reader *r, uint64_t pos, uint8_t **rec, size_t *rcap, uint32_t *len,
+		     uint32_t *claim)
+{
+	uint8_t h[LOG_REC_HDR];
+	*claim = 0;
+	if (rd_bytes(r, pos, sizeof(h), h) < 0)
+		return 1;
+	uint32_t n = rd32(h + 4);
+	if (n < LOG_REC_HDR || n > MB_VALUE_MAX * 2u + (1u << 20) || rd64(h + 8) != pos)
+		return 1;
+	*claim = n;
+	if (n > *rcap) {
+		uint8_t *nr = realloc(*rec, n);
+		if (!nr)
+			return MB_ENOMEM;
+		*rec = nr;
+		*rcap = n;
+	}
+	if (rd_bytes(r, pos, n, *rec) < 0)
+		return 1;
+	if (crc32_gzip_refl(0, *rec + 4, n - 4) != rd32(*rec))
+		return 1;
+	*len = n;
+	return 0;
+}
+
+/* The record at pos is not valid: was a sector of it torn while its
+ * shadow copy held the acknowledged bytes?  The torn sector is the one the
+ * record ends in (or starts in, when its header is in it); try each with
+ * the next sector of its segment as its contents.  1 when one makes the
+ * record valid (the patch stays on), 0 when none does. */
+static int rd_try_shadow(struct reader *r, uint64_t pos, uint32_t claim, uint8_t **rec,
+			 size_t *rcap, uint32_t *len)
+{
+	const struct mb_log *l = r->l;
+	uint64_t cand[2] = {pos - pos % SEC, 0};
+	int nc = 1;
+	if (claim) {
+		uint64_t last = pos + claim - 1;
+		cand[1] = last - last % SEC;
+		if (cand[1] != cand[0])
+			nc = 2;
+	}
+	for (int i = 0; i < nc; i++) {
+		uint64_t s = cand[i];
+		if (s % SEG + 2 * SEC > SEG) /* a segment's last sector has no shadow */
+			continue;
+		if (rd_raw(r, s + SEC, SEC, r->patch) < 0)
+			continue;
+		r->patch_pos = s;
+		r->patch_on = true;
+		uint32_t c2;
+		int e = rd_record(r, pos, rec, rcap, len, &c2);
+		if (e <= 0)
+			return e < 0 ? e : 1;
+		r->patch_on = false;
+	}
+	return 0;
+}
+
 int log_scan(struct mb_log *l, uint64_t from, log_rec_cb cb, void *arg, uint64_t *end,
 	     uint64_t *records)
 {
@@ -225,25 +345,19 @@ int log_scan(struct mb_log *l, uint64_t from, log_rec_cb cb, void *arg, uint64_t
 	uint8_t *rec = NULL;
 	size_t rcap = 0;
 	int err = 0;
+	bool tried = false;
 	for (;;) {
-		uint8_t h[LOG_REC_HDR];
-		if (rd_bytes(&r, pos, sizeof(h), h) < 0)
-			break;
-		uint32_t len = rd32(h + 4);
-		if (len < LOG_REC_HDR || len > MB_VALUE_MAX * 2u + (1u << 20) || rd64(h + 8) != pos)
-			break;
-		if (len > rcap) {
-			uint8_t *nr = realloc(rec, len);
-			if (!nr) {
-				err = MB_ENOMEM;
-				break;
-			}
-			rec = nr;
-			rcap = len;
+		uint32_t len = 0, claim = 0;
+		int e = rd_record(&r, pos, &rec, &rcap, &len, &claim);
+		if (e == 1 && !tried) {
+			/* one repair per scan, at the end of the stream only */
+			tried = true;
+			e = rd_try_shadow(&r, pos, claim, &rec, &rcap, &len);
+			e = e == 1 ? 0 : e == 0 ? 1 : e;
 		}
-		if (rd_bytes(&r, pos, len, rec) < 0)
-			break;
-		if (crc32_gzip_refl(0, rec + 4, len - 4) != rd32(rec))
+		if (e < 0)
+			err = e;
+		if (e)
 			break;
 		if (cb) {
 			err = cb(arg, pos, pos + len, rd32(rec + 16), rec + LOG_REC_HDR,
@@ -254,6 +368,14 @@ int log_scan(struct mb_log *l, uint64_t from, log_rec_cb cb, void *arg, uint64_t
 		n++;
 		pos += len;
 	}
+	/* the repaired sector, for log_start to write back */
+	pthread_mutex_lock(&l->lock);
+	l->repaired = r.patch_on;
+	if (r.patch_on) {
+		l->repair_pos = r.patch_pos;
+		memcpy(l->repair, r.patch, l->sec);
+	}
+	pthread_mutex_unlock(&l->lock);
 	free(rec);
 	free(r.seg);
 	*end = pos;
@@ -351,29 +473,101 @@ static int seg_open_retry(struct mb_log *l, uint64_t idx)
 	return r;
 }
 
-static int write_range(struct mb_log *l, uint64_t lsn, const uint8_t *p, size_t n)
+/* One log write: n bytes at stream position lsn (split where a segment
+ * ends), each piece written and then made durable before the next write
+ * starts (ESE wrote its log write-through: the order of its writes is the
+ * order they reach the disk, which the shadow sector needs). */
+static int write_at(struct mb_log *l, uint64_t lsn, const uint8_t *p, size_t n)
 {
 	while (n) {
 		uint64_t idx = lsn / SEG;
 		size_t off = lsn % SEG, k = SEG - off;
 		if (k > n)
 			k = n;
-		if (l->seg && l->seg_idx != idx) {
-			int r = mb_file_sync(l->seg, true);
-			if (r < 0)
-				return r;
-		}
 		int r = seg_open_retry(l, idx);
 		if (r < 0)
 			return r;
+		uint64_t t0 = mb_io_now_ns();
 		r = mb_file_write(l->seg, p, k, off);
+		if (r == 0)
+			r = mb_file_sync(l->seg, true);
 		if (r < 0)
 			return r;
+		/* the log write latency: one write and its sync */
+		uint64_t t1 = mb_io_now_ns();
+		pthread_mutex_lock(&l->lock);
+		mb_hist_record(l->write_h, t1 - t0);
+		pthread_mutex_unlock(&l->lock);
 		p += k;
 		lsn += k;
 		n -= k;
 	}
-	return mb_file_sync(l->seg, true);
+	return 0;
+}
+
+/* Write data (dlen bytes of whole records at stream position start, which
+ * is where the durable stream ends) in whole sectors, as ESE's log writer
+ * does (see the file comment):
+ *   - the sectors that fill up are written; when a shadow sector is down,
+ *     the first of them (the partial sector it shadows) goes alone, then
+ *     the rest (with one full sector only, its copy overwrites the shadow);
+ *   - the partial sector at the end is written with its shadow copy in the
+ *     next sector: one write of both when no shadow was down, else the
+ *     sector and then its shadow in two writes, so the acknowledged bytes
+ *     of the sector are on disk in one place or the other at every moment.
+ * The bytes of the partial sector already on disk come from l->tail. */
+static int write_flush(struct mb_log *l, uint64_t start, const uint8_t *data, size_t dlen)
+{
+	size_t pre = start % SEC;
+	uint64_t pos = start - pre;
+	size_t total = pre + dlen, full = total / SEC, part = total % SEC;
+	/* the image: tail, data, the partial sector padded, room for its copy */
+	size_t need = (full + 2) * SEC;
+	if (need > l->img_cap) {
+		uint8_t *ni = realloc(l->img, need);
+		if (!ni)
+			return MB_ENOMEM;
+		l->img = ni;
+		l->img_cap = need;
+	}
+	uint8_t *img = l->img;
+	memcpy(img, l->tail, pre);
+	memcpy(img + pre, data, dlen);
+	memset(img + total, 0, need - total);
+	int r = 0;
+	if (full) {
+		if (l->shadow) {
+			r = write_at(l, pos, img, SEC);
+			if (!r)
+				r = full == 1 ? write_at(l, pos + SEC, img, SEC)
+					      : write_at(l, pos + SEC, img + SEC, (full - 1) * SEC);
+		} else {
+			r = write_at(l, pos, img, full * SEC);
+		}
+		if (r)
+			return r;
+		l->shadow = false;
+		pos += full * SEC;
+	}
+	l->tail_len = part;
+	if (!part)
+		return 0;
+	uint8_t *sec = img + full * SEC;
+	memcpy(l->tail, sec, part);
+	/* the shadow goes in the same segment: none for a segment's last sector */
+	bool room = pos % SEG + 2 * SEC <= SEG;
+	if (!room) {
+		r = write_at(l, pos, sec, SEC);
+	} else if (l->shadow) {
+		r = write_at(l, pos, sec, SEC);
+		if (!r)
+			r = write_at(l, pos + SEC, sec, SEC);
+	} else {
+		memcpy(sec + SEC, sec, SEC);
+		r = write_at(l, pos, sec, 2 * SEC);
+	}
+	l->shadow = room;
+	return r;
 }
 
 static void fail_all(struct mb_log *l, struct waiter **cbs, size_t *ncbs)
@@ -416,9 +610,7 @@ static void *writer_main(void *arg)
 			l->buf_records = 0;
 			l->buf_lsn = l->append_lsn;
 			pthread_mutex_unlock(&l->lock);
-			uint64_t t0 = mb_io_now_ns();
-			r = write_range(l, start, data, dlen);
-			uint64_t t1 = mb_io_now_ns();
+			r = write_flush(l, start, data, dlen);
 			pthread_mutex_lock(&l->lock);
 			if (!l->spare) {
 				l->spare = data;
@@ -427,7 +619,6 @@ static void *writer_main(void *arg)
 				free(data);
 			}
 			if (r == 0) {
-				mb_hist_record(l->write_h, t1 - t0);
 				atomic_store(&l->durable, start + dlen);
 				l->commits += nrec;
 				l->writes++;
@@ -484,6 +675,11 @@ static void *writer_main(void *arg)
 	return NULL;
 }
 
+void log_set_sector(struct mb_log *l, uint32_t sec)
+{
+	l->sec = sec ? sec : MB_LOG_SECTOR_SIZE;
+}
+
 int log_start(struct mb_log *l, uint64_t end)
 {
 	/* cut the torn tail: zero the rest of the last segment, drop later ones */
@@ -500,6 +696,18 @@ int log_start(struct mb_log *l, uint64_t end)
 		mb_io_sync_dir(l->io, l->dir);
 		count_segs(l, NULL, NULL);
 	}
+	/* a sector the scan read from its shadow goes back in place, before
+	 * the zeroes below can reach its shadow */
+	if (l->repaired && l->repair_pos < end) {
+		uint8_t sec[MB_LOG_SECTOR_MAX];
+		uint64_t keep = end - l->repair_pos < SEC ? end - l->repair_pos : SEC;
+		memset(sec, 0, sizeof(sec));
+		memcpy(sec, l->repair, (size_t)keep);
+		r = write_at(l, l->repair_pos, sec, SEC);
+		if (r < 0)
+			return r;
+	}
+	l->repaired = false;
 	if (end % SEG) {
 		r = seg_open(l, idx);
 		if (r < 0)
@@ -514,6 +722,25 @@ int log_start(struct mb_log *l, uint64_t end)
 			r = mb_file_sync(l->seg, true);
 		if (r < 0)
 			return r;
+	}
+	/* the partial sector at the end is the writer's tail: write it with
+	 * its shadow copy, so the next write may overwrite it in place */
+	l->tail_len = end % SEC;
+	l->shadow = false;
+	if (l->tail_len) {
+		uint64_t pos = end - l->tail_len;
+		uint8_t sec[2 * MB_LOG_SECTOR_MAX];
+		memset(sec, 0, sizeof(sec));
+		if ((r = seg_open(l, pos / SEG)) < 0 ||
+		    (r = mb_file_read(l->seg, sec, l->tail_len, pos % SEG)) < 0)
+			return r;
+		memcpy(l->tail, sec, l->tail_len);
+		memcpy(sec + SEC, sec, SEC);
+		bool room = pos % SEG + 2 * SEC <= SEG;
+		r = write_at(l, pos, sec, room ? 2 * SEC : SEC);
+		if (r < 0)
+			return r;
+		l->shadow = room;
 	}
 	l->append_lsn = l->buf_lsn = end;
 	atomic_store(&l->durable, end);

@@ -48,6 +48,9 @@ void mb__txn_sg_options(const struct mb_txnmode *m, struct mb_sg_options *o, boo
 	o->io = m->io;
 	o->cache_mb = m->cfg.cache_mb;
 	o->create = create;
+	/* the storage test's reference is Exchange 2016, whose ESE writes its
+	 * log in 4 KiB segments (the store's scenarios: Exchange 2003's 512) */
+	o->log_sector = MB_LOG_SECTOR_MAX;
 }
 
 /* Remove the regular files of dir (not subdirectories: DIR/stress/io

@@ -4,7 +4,9 @@
  * checkpoints recycling the segments before their redo point (their old
  * records never read as valid at their new place), and a torn
  * tail (a partial record after the last good one) cut on reopen so that
- * appending resumes at the last valid record. */
+ * appending resumes at the last valid record, and the sectors: how many
+ * writes each kind of flush takes, the shadow copy of the partial sector,
+ * and a torn partial sector read back from its shadow. */
 #include "config.h"
 
 #include <dirent.h>
@@ -221,11 +223,136 @@ static void test_segments_async_torn(void **state)
 	free(dir);
 }
 
+/* ---- sectors and the shadow sector ---- */
+
+static uint64_t log_writes(struct mb_io *io)
+{
+	struct mb_io_stats st;
+	mb_io_stats_get(io, &st);
+	return st.kind[MB_FILE_LOG].writes;
+}
+
+/* Append one record of len payload bytes (type 3, filled by its count)
+ * and wait until it is durable; the log writes that took. */
+static uint64_t put_wait(struct mb_io *io, struct mb_log *l, uint32_t count, size_t len,
+			 uint64_t *end)
+{
+	uint8_t p[4096];
+	assert_true(len <= sizeof(p));
+	dbt_fill(p, len, count, 0);
+	uint64_t w0 = log_writes(io);
+	assert_int_equal(log_append(l, 3, count, p, len, end), 0);
+	assert_int_equal(log_wait(l, *end), 0);
+	return log_writes(io) - w0;
+}
+
+static void read_seg0(const char *dir, uint8_t *buf, size_t len)
+{
+	char seg[4200];
+	snprintf(seg, sizeof(seg), "%s/%016llx.seg", dir, 0ull);
+	int fd = open(seg, O_RDONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(pread(fd, buf, len, 0), (ssize_t)len);
+	close(fd);
+}
+
+static void garble_seg0(const char *dir, uint64_t off, size_t len)
+{
+	char seg[4200];
+	uint8_t junk[MB_LOG_SECTOR_SIZE];
+	memset(junk, 0xA5, sizeof(junk));
+	assert_true(len <= sizeof(junk));
+	snprintf(seg, sizeof(seg), "%s/%016llx.seg", dir, 0ull);
+	int fd = open(seg, O_WRONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(pwrite(fd, junk, len, (off_t)off), (ssize_t)len);
+	close(fd);
+}
+
+/* The log is written in 512-byte sectors as ESE writes its log: the
+ * partial last sector with a shadow copy after it, written in one write
+ * when no shadow was down and in two when one was (the sector, then its
+ * shadow); a write that fills sectors while a shadow is down writes the
+ * sector under the shadow alone first.  And a torn partial sector reads
+ * back from its shadow: no acknowledged record is lost. */
+static void test_sectors_and_shadow(void **state)
+{
+	(void)state;
+	const size_t S = MB_LOG_SECTOR_SIZE;
+	char *dir = dbt_tmpdir();
+	struct mb_io *io;
+	struct mb_log *l;
+	uint64_t ends[8];
+	assert_int_equal(mb_io_create(NULL, &io), 0);
+	assert_int_equal(log_open(io, dir, &l), 0);
+	assert_int_equal(log_start(l, 0), 0);
+	/* the first write also creates the segment (one write of zeroes) */
+	assert_int_equal(put_wait(io, l, 1, 60, &ends[0]), 2);
+	/* a record that stays in the partial sector: the sector, its shadow */
+	assert_int_equal(put_wait(io, l, 2, 60, &ends[1]), 2);
+	assert_true(ends[1] < S);
+	uint8_t disk[4 * MB_LOG_SECTOR_SIZE];
+	read_seg0(dir, disk, sizeof(disk));
+	assert_memory_equal(disk, disk + S, S); /* sector 1 is sector 0's shadow */
+	/* one that fills sector 0 and ends in sector 1: sector 0 alone (its
+	 * shadow is down), its copy over the shadow, then sector 1 with its
+	 * shadow in one write */
+	assert_int_equal(put_wait(io, l, 3, 500, &ends[2]), 3);
+	assert_true(ends[2] > S && ends[2] < 2 * S);
+	read_seg0(dir, disk, sizeof(disk));
+	assert_memory_equal(disk + S, disk + 2 * S, S);
+	/* several sectors at once, a shadow down: the sector under it, the
+	 * rest, the new partial sector with its shadow */
+	assert_int_equal(put_wait(io, l, 4, 1300, &ends[3]), 3);
+	assert_true(ends[3] > 3 * S && ends[3] < 4 * S);
+	log_close(l);
+
+	/* the next write tore the partial sector (sector 3): its shadow holds
+	 * what was acknowledged, and the scan reads it from there */
+	garble_seg0(dir, 3 * S, S);
+	assert_int_equal(log_open(io, dir, &l), 0);
+	struct scan sc = {0};
+	uint64_t end;
+	assert_int_equal(log_scan(l, 0, scan_cb, &sc, &end, NULL), 0);
+	assert_int_equal(sc.n, 4);
+	assert_int_equal(sc.bad, 0);
+	assert_true(end == ends[3]);
+	/* log_start writes the repaired sector back; appending goes on */
+	assert_int_equal(log_start(l, end), 0);
+	assert_int_equal(put_wait(io, l, 5, 4, &ends[4]), 2); /* fits in sector 3 */
+	log_close(l);
+	assert_int_equal(log_open(io, dir, &l), 0);
+	sc = (struct scan){0};
+	assert_int_equal(log_scan(l, 0, scan_cb, &sc, &end, NULL), 0);
+	assert_int_equal(sc.n, 5);
+	assert_int_equal(sc.bad, 0);
+	assert_true(end == ends[4]);
+	assert_int_equal(log_start(l, end), 0);
+	log_close(l);
+
+	/* a torn sector whose shadow is torn too: the records in it are cut
+	 * (the scan stops at the last whole record before it), never misread */
+	uint64_t s3 = ends[4] - ends[4] % S;
+	garble_seg0(dir, s3, S);
+	garble_seg0(dir, s3 + S, S);
+	assert_int_equal(log_open(io, dir, &l), 0);
+	sc = (struct scan){0};
+	assert_int_equal(log_scan(l, 0, scan_cb, &sc, &end, NULL), 0);
+	assert_int_equal(sc.bad, 0);
+	assert_true(end <= s3);
+	assert_true(sc.n < 5);
+	log_close(l);
+	mb_io_destroy(io);
+	dbt_rmrf(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_group_commit),
 	    cmocka_unit_test(test_segments_async_torn),
+	    cmocka_unit_test(test_sectors_and_shadow),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
