@@ -675,10 +675,7 @@ static void *writer_main(void *arg)
 	return NULL;
 }
 
-void log_set_sector(struct mb_log *l, uint32_t sec)
-{
-	l->sec = sec ? sec : MB_LOG_SECTOR_SIZE;
-}
+void log_set_sector(struct mb_log *l, uint32_t sec) { l->sec = sec ? sec : MB_LOG_SECTOR_SIZE; }
 
 int log_start(struct mb_log *l, uint64_t end)
 {
