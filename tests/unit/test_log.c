@@ -259,7 +259,7 @@ static void read_seg0(const char *dir, uint8_t *buf, size_t len)
 static void garble_seg0(const char *dir, uint64_t off, size_t len)
 {
 	char seg[4200];
-	uint8_t junk[MB_LOG_SECTOR_SIZE];
+	uint8_t junk[MB_LOG_SECTOR_MAX];
 	memset(junk, 0xA5, sizeof(junk));
 	assert_true(len <= sizeof(junk));
 	snprintf(seg, sizeof(seg), "%s/%016llx.seg", dir, 0ull);
@@ -347,12 +347,45 @@ static void test_sectors_and_shadow(void **state)
 	free(dir);
 }
 
+/* The same repair with the 4 KiB sectors of the storage test's log. */
+static void test_shadow_4k(void **state)
+{
+	(void)state;
+	const size_t S = MB_LOG_SECTOR_MAX;
+	char *dir = dbt_tmpdir();
+	struct mb_io *io;
+	struct mb_log *l;
+	uint64_t ends[4], end;
+	assert_int_equal(mb_io_create(NULL, &io), 0);
+	assert_int_equal(log_open(io, dir, &l), 0);
+	log_set_sector(l, (uint32_t)S);
+	assert_int_equal(log_start(l, 0), 0);
+	for (uint32_t i = 0; i < 4; i++)
+		put_wait(io, l, i + 1, 1500, &ends[i]); /* 6,096 bytes: into sector 1 */
+	assert_true(ends[3] > S && ends[3] < 2 * S);
+	log_close(l);
+	garble_seg0(dir, S + 100, 400); /* torn inside sector 1 */
+	assert_int_equal(log_open(io, dir, &l), 0);
+	log_set_sector(l, (uint32_t)S);
+	struct scan sc = {0};
+	assert_int_equal(log_scan(l, 0, scan_cb, &sc, &end, NULL), 0);
+	assert_int_equal(sc.n, 4);
+	assert_int_equal(sc.bad, 0);
+	assert_true(end == ends[3]);
+	assert_int_equal(log_start(l, end), 0);
+	log_close(l);
+	mb_io_destroy(io);
+	dbt_rmrf(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_group_commit),
 	    cmocka_unit_test(test_segments_async_torn),
 	    cmocka_unit_test(test_sectors_and_shadow),
+	    cmocka_unit_test(test_shadow_4k),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
