@@ -231,7 +231,8 @@ struct mb_cache *mb_sg_cache(struct mb_sg *sg);
 
 struct mb_sg_stats {
 	uint64_t commits;    /* transactions made durable */
-	uint64_t log_writes; /* log flushes (each one to three sector writes, db/log.c) */
+	uint64_t log_writes; /* log flushes (each one to three sector writes, db/log.c, one more
+				 where it crosses a segment) */
 	uint64_t log_bytes;  /* bytes of log written */
 	uint64_t commits_per_write_x100; /* 100 * commits / log_writes (0 before the first) */
 	uint64_t durable_lsn;		 /* log bytes durable so far (the LSN) */

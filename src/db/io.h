@@ -38,7 +38,8 @@
  *   (MB_FILE_DB, MB_IO_OP_READ); "log write latency" is (MB_FILE_LOG,
  *   MB_IO_OP_WRITE) for files opened MB_IO_DSYNC, where a write is durable
  *   when it returns; the engine's own log writes are each a write +
- *   fdatasync (one to three per flush, db/log.c), and their combined
+ *   fdatasync (one to three per flush, one more where a flush crosses
+ *   into the next segment, db/log.c), and their combined
  *   latency is mb_sg_logwrite_hist_take() (db.h).
  */
 #ifndef MB_DB_IO_H

@@ -21,12 +21,19 @@
  *                           [partial + shadow]                     2-3 writes
  *   only a partial sector, a shadow down: [partial] [shadow]       2 writes
  *
- * (a segment's last sector gets no shadow: it would be in the next file).
+ * (a write that crosses into the next segment file is one more: a
+ * segment's last sector has its shadow in the next segment's first).
  * While a sector holding acknowledged bytes is rewritten, its shadow holds
- * them, so a torn write loses nothing acknowledged: the scan reads a
- * sector whose record does not check from its shadow (rd_try_shadow) and
- * log_start writes it back.  The LSNs are the stream's: sectors, padding and
- * shadows never change where a record is.
+ * them: the scan reads a sector whose record does not check from its
+ * shadow (rd_try_shadow) and log_start writes it back, before anything
+ * touches the shadow.  Scope: this guards a torn sector as ESE's did, where
+ * writes reach the disk in sectors (ESE's were unbuffered).  These files
+ * are written through the page cache, which writes a file-system block
+ * (4 KiB) whole, so with 512-byte sectors the block of the partial sector
+ * is written again with its unchanged bytes by the writes that follow;
+ * those keep the acknowledged bytes where a disk writes its sectors
+ * atomically, as before sectors came in.  The LSNs are the stream's:
+ * sectors, padding and shadows never change where a record is.
  *
  * Invariants: durable_lsn only grows and never passes what was written and
  * synced; tail holds the bytes of the partial sector at the durable end,
@@ -282,9 +289,11 @@ static int rd_record(struct reader *r, uint64_t pos, uint8_t **rec, size_t *rcap
 	if (rd_bytes(r, pos, sizeof(h), h) < 0)
 		return 1;
 	uint32_t n = rd32(h + 4);
-	if (n < LOG_REC_HDR || n > MB_VALUE_MAX * 2u + (1u << 20) || rd64(h + 8) != pos)
+	if (n < LOG_REC_HDR || n > MB_VALUE_MAX * 2u + (1u << 20))
 		return 1;
-	*claim = n;
+	*claim = n; /* even when the LSN below is torn */
+	if (rd64(h + 8) != pos)
+		return 1;
 	if (n > *rcap) {
 		uint8_t *nr = realloc(*rec, n);
 		if (!nr)
@@ -302,34 +311,38 @@ static int rd_record(struct reader *r, uint64_t pos, uint8_t **rec, size_t *rcap
 
 /* The record at pos is not valid: was a sector of it torn while its
  * shadow copy held the acknowledged bytes?  The torn sector is the one the
- * record ends in (or starts in, when its header is in it); try each with
- * the next sector of its segment as its contents.  1 when one makes the
- * record valid (the patch stays on), 0 when none does. */
+ * record ends in, or the one its header reaches into or starts in; try
+ * each with the sector after it (the next segment's first for a segment's
+ * last) as its contents.  1 when one makes the record valid (the patch
+ * stays on), 0 when none does, < 0 on error (no patch). */
 static int rd_try_shadow(struct reader *r, uint64_t pos, uint32_t claim, uint8_t **rec,
 			 size_t *rcap, uint32_t *len)
 {
 	const struct mb_log *l = r->l;
-	uint64_t cand[2] = {pos - pos % SEC, 0};
-	int nc = 1;
-	if (claim) {
-		uint64_t last = pos + claim - 1;
-		cand[1] = last - last % SEC;
-		if (cand[1] != cand[0])
-			nc = 2;
+	uint64_t at[3] = {pos, pos + LOG_REC_HDR - 1, claim ? pos + claim - 1 : pos};
+	uint64_t cand[3];
+	int nc = 0;
+	for (int i = 0; i < 3; i++) {
+		uint64_t s = at[i] - at[i] % SEC;
+		bool seen = false;
+		for (int j = 0; j < nc; j++)
+			seen = seen || cand[j] == s;
+		if (!seen)
+			cand[nc++] = s;
 	}
 	for (int i = 0; i < nc; i++) {
 		uint64_t s = cand[i];
-		if (s % SEG + 2 * SEC > SEG) /* a segment's last sector has no shadow */
-			continue;
 		if (rd_raw(r, s + SEC, SEC, r->patch) < 0)
 			continue;
 		r->patch_pos = s;
 		r->patch_on = true;
 		uint32_t c2;
 		int e = rd_record(r, pos, rec, rcap, len, &c2);
-		if (e <= 0)
-			return e < 0 ? e : 1;
+		if (e == 0)
+			return 1;
 		r->patch_on = false;
+		if (e < 0)
+			return e;
 	}
 	return 0;
 }
@@ -554,11 +567,9 @@ static int write_flush(struct mb_log *l, uint64_t start, const uint8_t *data, si
 		return 0;
 	uint8_t *sec = img + full * SEC;
 	memcpy(l->tail, sec, part);
-	/* the shadow goes in the same segment: none for a segment's last sector */
-	bool room = pos % SEG + 2 * SEC <= SEG;
-	if (!room) {
-		r = write_at(l, pos, sec, SEC);
-	} else if (l->shadow) {
+	/* (a segment's last sector has its shadow in the next segment's first:
+	 * then the one write is two, one per file) */
+	if (l->shadow) {
 		r = write_at(l, pos, sec, SEC);
 		if (!r)
 			r = write_at(l, pos + SEC, sec, SEC);
@@ -566,7 +577,7 @@ static int write_flush(struct mb_log *l, uint64_t start, const uint8_t *data, si
 		memcpy(sec + SEC, sec, SEC);
 		r = write_at(l, pos, sec, 2 * SEC);
 	}
-	l->shadow = room;
+	l->shadow = true;
 	return r;
 }
 
@@ -693,23 +704,52 @@ int log_start(struct mb_log *l, uint64_t end)
 		mb_io_sync_dir(l->io, l->dir);
 		count_segs(l, NULL, NULL);
 	}
-	/* a sector the scan read from its shadow goes back in place, before
-	 * the zeroes below can reach its shadow */
-	if (l->repaired && l->repair_pos < end) {
-		uint8_t sec[MB_LOG_SECTOR_MAX];
-		uint64_t keep = end - l->repair_pos < SEC ? end - l->repair_pos : SEC;
-		memset(sec, 0, sizeof(sec));
-		memcpy(sec, l->repair, (size_t)keep);
-		r = write_at(l, l->repair_pos, sec, SEC);
+	/* Then the tail of the stream from the end on is zeroed, so nothing of
+	 * a lost flush reads as records later, and the partial sector at the
+	 * end (the writer's tail) is written clean with its shadow copy, so
+	 * the next flush may rewrite it in place.  Every rewrite of a sector
+	 * holding acknowledged bytes happens while another good copy of them
+	 * is on disk: the sector the scan read from its shadow is written
+	 * back before anything touches that shadow, and an intact partial
+	 * sector gets its shadow before it is rewritten. */
+	l->tail_len = end % SEC;
+	l->shadow = false;
+	uint64_t P = end - l->tail_len;
+	uint8_t sec[MB_LOG_SECTOR_MAX];
+	if (l->repaired && l->repair_pos < end && l->repair_pos != P) {
+		/* a whole sector before the end (its record ended on its last
+		 * byte): back in place before the zeroes reach its shadow */
+		r = write_at(l, l->repair_pos, l->repair, SEC);
 		if (r < 0)
 			return r;
 	}
+	bool repaired_tail = l->repaired && l->repair_pos == P && l->tail_len;
 	l->repaired = false;
-	if (end % SEG) {
+	uint64_t zero_from = end;
+	if (l->tail_len) {
+		memset(sec, 0, SEC);
+		if (repaired_tail)
+			memcpy(sec, l->repair, l->tail_len);
+		else if ((r = seg_open(l, P / SEG)) < 0 ||
+			 (r = mb_file_read(l->seg, sec, l->tail_len, P % SEG)) < 0)
+			return r;
+		memcpy(l->tail, sec, l->tail_len);
+		/* the good copy first: the repaired sector, or the shadow of an
+		 * intact one; then the other */
+		uint64_t first = repaired_tail ? P : P + SEC, second = repaired_tail ? P + SEC : P;
+		r = write_at(l, first, sec, SEC);
+		if (!r)
+			r = write_at(l, second, sec, SEC);
+		if (r < 0)
+			return r;
+		l->shadow = true;
+		zero_from = P + 2 * SEC;
+	}
+	if (zero_from / SEG == idx && zero_from % SEG) {
 		r = seg_open(l, idx);
 		if (r < 0)
 			return r;
-		size_t off = end % SEG;
+		size_t off = zero_from % SEG;
 		uint8_t *z = calloc(1, SEG - off);
 		if (!z)
 			return MB_ENOMEM;
@@ -719,25 +759,6 @@ int log_start(struct mb_log *l, uint64_t end)
 			r = mb_file_sync(l->seg, true);
 		if (r < 0)
 			return r;
-	}
-	/* the partial sector at the end is the writer's tail: write it with
-	 * its shadow copy, so the next write may overwrite it in place */
-	l->tail_len = end % SEC;
-	l->shadow = false;
-	if (l->tail_len) {
-		uint64_t pos = end - l->tail_len;
-		uint8_t sec[2 * MB_LOG_SECTOR_MAX];
-		memset(sec, 0, sizeof(sec));
-		if ((r = seg_open(l, pos / SEG)) < 0 ||
-		    (r = mb_file_read(l->seg, sec, l->tail_len, pos % SEG)) < 0)
-			return r;
-		memcpy(l->tail, sec, l->tail_len);
-		memcpy(sec + SEC, sec, SEC);
-		bool room = pos % SEG + 2 * SEC <= SEG;
-		r = write_at(l, pos, sec, room ? 2 * SEC : SEC);
-		if (r < 0)
-			return r;
-		l->shadow = room;
 	}
 	l->append_lsn = l->buf_lsn = end;
 	atomic_store(&l->durable, end);

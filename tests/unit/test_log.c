@@ -379,13 +379,86 @@ static void test_shadow_4k(void **state)
 	free(dir);
 }
 
+/* The edges of the repair: a record whose header reaches into the torn
+ * sector; the partial sector at a segment's end, whose shadow is the next
+ * segment's first sector; and the reopen, which writes the partial sector
+ * clean (bytes of a lost flush after the end cleared) with its shadow. */
+static void test_shadow_edges(void **state)
+{
+	(void)state;
+	const size_t S = MB_LOG_SECTOR_SIZE, SEGB = MB_LOG_SEGMENT_SIZE;
+	char *dir = dbt_tmpdir();
+	struct mb_io *io;
+	struct mb_log *l;
+	uint64_t ends[3], end;
+	struct scan sc;
+	assert_int_equal(mb_io_create(NULL, &io), 0);
+	assert_int_equal(log_open(io, dir, &l), 0);
+	assert_int_equal(log_start(l, 0), 0);
+	/* A ends 10 bytes before sector 1; B's header (its LSN) crosses into it */
+	put_wait(io, l, 1, S - 10 - 24, &ends[0]);
+	put_wait(io, l, 2, 36, &ends[1]);
+	assert_true(ends[0] == S - 10 && ends[1] == S + 50);
+	log_close(l);
+	garble_seg0(dir, S, S);
+	assert_int_equal(log_open(io, dir, &l), 0);
+	sc = (struct scan){0};
+	assert_int_equal(log_scan(l, 0, scan_cb, &sc, &end, NULL), 0);
+	assert_int_equal(sc.n, 2);
+	assert_int_equal(sc.bad, 0);
+	assert_true(end == ends[1]);
+
+	/* the reopen writes the partial sector clean, with its shadow: put
+	 * bytes of a "lost flush" after the end first */
+	log_close(l);
+	garble_seg0(dir, ends[1], 2 * S - ends[1]);
+	assert_int_equal(log_open(io, dir, &l), 0);
+	assert_int_equal(log_scan(l, 0, NULL, NULL, &end, NULL), 0);
+	assert_true(end == ends[1]);
+	assert_int_equal(log_start(l, end), 0);
+	uint8_t disk[3 * MB_LOG_SECTOR_SIZE], zero[MB_LOG_SECTOR_SIZE];
+	memset(zero, 0, sizeof(zero));
+	read_seg0(dir, disk, sizeof(disk));
+	assert_memory_equal(disk + S, disk + 2 * S, S);
+	assert_memory_equal(disk + ends[1], zero, 2 * S - ends[1]);
+
+	/* a record that ends in segment 0's last sector: its shadow is segment
+	 * 1's first sector, and a torn last sector reads back from it */
+	size_t big = SEGB - S + 100 - (size_t)ends[1] - 24;
+	uint8_t *p = malloc(big);
+	assert_non_null(p);
+	dbt_fill(p, big, 3, 0);
+	assert_int_equal(log_append(l, 3, 3, p, big, &ends[2]), 0);
+	assert_int_equal(log_wait(l, ends[2]), 0);
+	free(p);
+	assert_true(ends[2] == SEGB - S + 100);
+	log_close(l);
+	garble_seg0(dir, SEGB - S, S);
+	assert_int_equal(log_open(io, dir, &l), 0);
+	sc = (struct scan){0};
+	assert_int_equal(log_scan(l, 0, scan_cb, &sc, &end, NULL), 0);
+	assert_int_equal(sc.n, 3);
+	assert_int_equal(sc.bad, 0);
+	assert_true(end == ends[2]);
+	assert_int_equal(log_start(l, end), 0);
+	log_close(l);
+	assert_int_equal(log_open(io, dir, &l), 0);
+	sc = (struct scan){0};
+	assert_int_equal(log_scan(l, 0, scan_cb, &sc, &end, NULL), 0);
+	assert_int_equal(sc.n, 3);
+	assert_true(end == ends[2]);
+	log_close(l);
+	mb_io_destroy(io);
+	dbt_rmrf(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_group_commit),
-	    cmocka_unit_test(test_segments_async_torn),
-	    cmocka_unit_test(test_sectors_and_shadow),
-	    cmocka_unit_test(test_shadow_4k),
+	    cmocka_unit_test(test_group_commit),       cmocka_unit_test(test_segments_async_torn),
+	    cmocka_unit_test(test_sectors_and_shadow), cmocka_unit_test(test_shadow_4k),
+	    cmocka_unit_test(test_shadow_edges),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
