@@ -269,6 +269,48 @@ static void garble_seg0(const char *dir, uint64_t off, size_t len)
 	close(fd);
 }
 
+/* A log in a fresh directory with sector sec (0: the default), started. */
+struct lfx {
+	char *dir;
+	struct mb_io *io;
+	struct mb_log *l;
+	uint32_t sec;
+};
+
+static void lfx_begin(struct lfx *f, uint32_t sec)
+{
+	f->dir = dbt_tmpdir();
+	f->sec = sec;
+	assert_int_equal(mb_io_create(NULL, &f->io), 0);
+	assert_int_equal(log_open(f->io, f->dir, &f->l), 0);
+	log_set_sector(f->l, sec);
+	assert_int_equal(log_start(f->l, 0), 0);
+}
+
+/* Close the log and open it again (what a restart reads: files garbled
+ * while it was idle stay garbled), scan it from 0 (every record checked
+ * by scan_cb) and start it at its end when start. */
+static struct scan lfx_reopen(struct lfx *f, uint64_t *end, bool start)
+{
+	struct scan sc = {0};
+	log_close(f->l);
+	assert_int_equal(log_open(f->io, f->dir, &f->l), 0);
+	log_set_sector(f->l, f->sec);
+	assert_int_equal(log_scan(f->l, 0, scan_cb, &sc, end, NULL), 0);
+	assert_int_equal(sc.bad, 0);
+	if (start)
+		assert_int_equal(log_start(f->l, *end), 0);
+	return sc;
+}
+
+static void lfx_end(struct lfx *f)
+{
+	log_close(f->l);
+	mb_io_destroy(f->io);
+	dbt_rmrf(f->dir);
+	free(f->dir);
+}
+
 /* The log is written in 512-byte sectors as ESE writes its log: the
  * partial last sector with a shadow copy after it, written in one write
  * when no shadow was down and in two when one was (the sector, then its
@@ -279,72 +321,47 @@ static void test_sectors_and_shadow(void **state)
 {
 	(void)state;
 	const size_t S = MB_LOG_SECTOR_SIZE;
-	char *dir = dbt_tmpdir();
-	struct mb_io *io;
-	struct mb_log *l;
-	uint64_t ends[8];
-	assert_int_equal(mb_io_create(NULL, &io), 0);
-	assert_int_equal(log_open(io, dir, &l), 0);
-	assert_int_equal(log_start(l, 0), 0);
+	struct lfx f;
+	uint64_t ends[8], end;
+	lfx_begin(&f, 0);
 	/* the first write also creates the segment (one write of zeroes) */
-	assert_int_equal(put_wait(io, l, 1, 60, &ends[0]), 2);
+	assert_int_equal(put_wait(f.io, f.l, 1, 60, &ends[0]), 2);
 	/* a record that stays in the partial sector: the sector, its shadow */
-	assert_int_equal(put_wait(io, l, 2, 60, &ends[1]), 2);
+	assert_int_equal(put_wait(f.io, f.l, 2, 60, &ends[1]), 2);
 	assert_true(ends[1] < S);
 	uint8_t disk[4 * MB_LOG_SECTOR_SIZE];
-	read_seg0(dir, disk, sizeof(disk));
+	read_seg0(f.dir, disk, sizeof(disk));
 	assert_memory_equal(disk, disk + S, S); /* sector 1 is sector 0's shadow */
 	/* one that fills sector 0 and ends in sector 1: sector 0 alone (its
 	 * shadow is down), its copy over the shadow, then sector 1 with its
 	 * shadow in one write */
-	assert_int_equal(put_wait(io, l, 3, 500, &ends[2]), 3);
+	assert_int_equal(put_wait(f.io, f.l, 3, 500, &ends[2]), 3);
 	assert_true(ends[2] > S && ends[2] < 2 * S);
-	read_seg0(dir, disk, sizeof(disk));
+	read_seg0(f.dir, disk, sizeof(disk));
 	assert_memory_equal(disk + S, disk + 2 * S, S);
 	/* several sectors at once, a shadow down: the sector under it, the
 	 * rest, the new partial sector with its shadow */
-	assert_int_equal(put_wait(io, l, 4, 1300, &ends[3]), 3);
+	assert_int_equal(put_wait(f.io, f.l, 4, 1300, &ends[3]), 3);
 	assert_true(ends[3] > 3 * S && ends[3] < 4 * S);
-	log_close(l);
 
 	/* the next write tore the partial sector (sector 3): its shadow holds
-	 * what was acknowledged, and the scan reads it from there */
-	garble_seg0(dir, 3 * S, S);
-	assert_int_equal(log_open(io, dir, &l), 0);
-	struct scan sc = {0};
-	uint64_t end;
-	assert_int_equal(log_scan(l, 0, scan_cb, &sc, &end, NULL), 0);
-	assert_int_equal(sc.n, 4);
-	assert_int_equal(sc.bad, 0);
+	 * what was acknowledged, and the scan reads it from there; log_start
+	 * writes the repaired sector back and appending goes on */
+	garble_seg0(f.dir, 3 * S, S);
+	assert_int_equal(lfx_reopen(&f, &end, true).n, 4);
 	assert_true(end == ends[3]);
-	/* log_start writes the repaired sector back; appending goes on */
-	assert_int_equal(log_start(l, end), 0);
-	assert_int_equal(put_wait(io, l, 5, 4, &ends[4]), 2); /* fits in sector 3 */
-	log_close(l);
-	assert_int_equal(log_open(io, dir, &l), 0);
-	sc = (struct scan){0};
-	assert_int_equal(log_scan(l, 0, scan_cb, &sc, &end, NULL), 0);
-	assert_int_equal(sc.n, 5);
-	assert_int_equal(sc.bad, 0);
+	assert_int_equal(put_wait(f.io, f.l, 5, 4, &ends[4]), 2); /* fits in sector 3 */
+	assert_int_equal(lfx_reopen(&f, &end, true).n, 5);
 	assert_true(end == ends[4]);
-	assert_int_equal(log_start(l, end), 0);
-	log_close(l);
 
 	/* a torn sector whose shadow is torn too: the records in it are cut
 	 * (the scan stops at the last whole record before it), never misread */
 	uint64_t s3 = ends[4] - ends[4] % S;
-	garble_seg0(dir, s3, S);
-	garble_seg0(dir, s3 + S, S);
-	assert_int_equal(log_open(io, dir, &l), 0);
-	sc = (struct scan){0};
-	assert_int_equal(log_scan(l, 0, scan_cb, &sc, &end, NULL), 0);
-	assert_int_equal(sc.bad, 0);
+	garble_seg0(f.dir, s3, S);
+	garble_seg0(f.dir, s3 + S, S);
+	assert_true(lfx_reopen(&f, &end, false).n < 5);
 	assert_true(end <= s3);
-	assert_true(sc.n < 5);
-	log_close(l);
-	mb_io_destroy(io);
-	dbt_rmrf(dir);
-	free(dir);
+	lfx_end(&f);
 }
 
 /* The same repair with the 4 KiB sectors of the storage test's log. */
@@ -352,31 +369,16 @@ static void test_shadow_4k(void **state)
 {
 	(void)state;
 	const size_t S = MB_LOG_SECTOR_MAX;
-	char *dir = dbt_tmpdir();
-	struct mb_io *io;
-	struct mb_log *l;
+	struct lfx f;
 	uint64_t ends[4], end;
-	assert_int_equal(mb_io_create(NULL, &io), 0);
-	assert_int_equal(log_open(io, dir, &l), 0);
-	log_set_sector(l, (uint32_t)S);
-	assert_int_equal(log_start(l, 0), 0);
+	lfx_begin(&f, (uint32_t)S);
 	for (uint32_t i = 0; i < 4; i++)
-		put_wait(io, l, i + 1, 1500, &ends[i]); /* 6,096 bytes: into sector 1 */
+		put_wait(f.io, f.l, i + 1, 1500, &ends[i]); /* 6,096 bytes: into sector 1 */
 	assert_true(ends[3] > S && ends[3] < 2 * S);
-	log_close(l);
-	garble_seg0(dir, S + 100, 400); /* torn inside sector 1 */
-	assert_int_equal(log_open(io, dir, &l), 0);
-	log_set_sector(l, (uint32_t)S);
-	struct scan sc = {0};
-	assert_int_equal(log_scan(l, 0, scan_cb, &sc, &end, NULL), 0);
-	assert_int_equal(sc.n, 4);
-	assert_int_equal(sc.bad, 0);
+	garble_seg0(f.dir, S + 100, 400); /* torn inside sector 1 */
+	assert_int_equal(lfx_reopen(&f, &end, true).n, 4);
 	assert_true(end == ends[3]);
-	assert_int_equal(log_start(l, end), 0);
-	log_close(l);
-	mb_io_destroy(io);
-	dbt_rmrf(dir);
-	free(dir);
+	lfx_end(&f);
 }
 
 /* The edges of the repair: a record whose header reaches into the torn
@@ -387,38 +389,25 @@ static void test_shadow_edges(void **state)
 {
 	(void)state;
 	const size_t S = MB_LOG_SECTOR_SIZE, SEGB = MB_LOG_SEGMENT_SIZE;
-	char *dir = dbt_tmpdir();
-	struct mb_io *io;
-	struct mb_log *l;
+	struct lfx f;
 	uint64_t ends[3], end;
-	struct scan sc;
-	assert_int_equal(mb_io_create(NULL, &io), 0);
-	assert_int_equal(log_open(io, dir, &l), 0);
-	assert_int_equal(log_start(l, 0), 0);
+	lfx_begin(&f, 0);
 	/* A ends 10 bytes before sector 1; B's header (its LSN) crosses into it */
-	put_wait(io, l, 1, S - 10 - 24, &ends[0]);
-	put_wait(io, l, 2, 36, &ends[1]);
+	put_wait(f.io, f.l, 1, S - 10 - 24, &ends[0]);
+	put_wait(f.io, f.l, 2, 36, &ends[1]);
 	assert_true(ends[0] == S - 10 && ends[1] == S + 50);
-	log_close(l);
-	garble_seg0(dir, S, S);
-	assert_int_equal(log_open(io, dir, &l), 0);
-	sc = (struct scan){0};
-	assert_int_equal(log_scan(l, 0, scan_cb, &sc, &end, NULL), 0);
-	assert_int_equal(sc.n, 2);
-	assert_int_equal(sc.bad, 0);
+	garble_seg0(f.dir, S, S);
+	assert_int_equal(lfx_reopen(&f, &end, false).n, 2);
 	assert_true(end == ends[1]);
 
 	/* the reopen writes the partial sector clean, with its shadow: put
 	 * bytes of a "lost flush" after the end first */
-	log_close(l);
-	garble_seg0(dir, ends[1], 2 * S - ends[1]);
-	assert_int_equal(log_open(io, dir, &l), 0);
-	assert_int_equal(log_scan(l, 0, NULL, NULL, &end, NULL), 0);
+	garble_seg0(f.dir, ends[1], 2 * S - ends[1]);
+	assert_int_equal(lfx_reopen(&f, &end, true).n, 2);
 	assert_true(end == ends[1]);
-	assert_int_equal(log_start(l, end), 0);
 	uint8_t disk[3 * MB_LOG_SECTOR_SIZE], zero[MB_LOG_SECTOR_SIZE];
 	memset(zero, 0, sizeof(zero));
-	read_seg0(dir, disk, sizeof(disk));
+	read_seg0(f.dir, disk, sizeof(disk));
 	assert_memory_equal(disk + S, disk + 2 * S, S);
 	assert_memory_equal(disk + ends[1], zero, 2 * S - ends[1]);
 
@@ -428,29 +417,16 @@ static void test_shadow_edges(void **state)
 	uint8_t *p = malloc(big);
 	assert_non_null(p);
 	dbt_fill(p, big, 3, 0);
-	assert_int_equal(log_append(l, 3, 3, p, big, &ends[2]), 0);
-	assert_int_equal(log_wait(l, ends[2]), 0);
+	assert_int_equal(log_append(f.l, 3, 3, p, big, &ends[2]), 0);
+	assert_int_equal(log_wait(f.l, ends[2]), 0);
 	free(p);
 	assert_true(ends[2] == SEGB - S + 100);
-	log_close(l);
-	garble_seg0(dir, SEGB - S, S);
-	assert_int_equal(log_open(io, dir, &l), 0);
-	sc = (struct scan){0};
-	assert_int_equal(log_scan(l, 0, scan_cb, &sc, &end, NULL), 0);
-	assert_int_equal(sc.n, 3);
-	assert_int_equal(sc.bad, 0);
+	garble_seg0(f.dir, SEGB - S, S);
+	assert_int_equal(lfx_reopen(&f, &end, true).n, 3);
 	assert_true(end == ends[2]);
-	assert_int_equal(log_start(l, end), 0);
-	log_close(l);
-	assert_int_equal(log_open(io, dir, &l), 0);
-	sc = (struct scan){0};
-	assert_int_equal(log_scan(l, 0, scan_cb, &sc, &end, NULL), 0);
-	assert_int_equal(sc.n, 3);
+	assert_int_equal(lfx_reopen(&f, &end, false).n, 3);
 	assert_true(end == ends[2]);
-	log_close(l);
-	mb_io_destroy(io);
-	dbt_rmrf(dir);
-	free(dir);
+	lfx_end(&f);
 }
 
 int main(void)
