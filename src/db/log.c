@@ -63,7 +63,6 @@
 #include "db/dbint.h"
 
 #define SEG MB_LOG_SEGMENT_SIZE
-#define SEC (l->sec)
 
 struct waiter {
 	uint64_t lsn;
@@ -268,12 +267,12 @@ static int rd_raw(struct reader *r, uint64_t lsn, size_t n, uint8_t *dst)
 /* the same with the patched sector read from its shadow */
 static int rd_bytes(struct reader *r, uint64_t lsn, size_t n, uint8_t *dst)
 {
-	const struct mb_log *l = r->l;
+	const uint64_t S = r->l->sec;
 	int e = rd_raw(r, lsn, n, dst);
-	if (e < 0 || !r->patch_on || lsn >= r->patch_pos + SEC || lsn + n <= r->patch_pos)
+	if (e < 0 || !r->patch_on || lsn >= r->patch_pos + S || lsn + n <= r->patch_pos)
 		return e;
 	uint64_t a = lsn > r->patch_pos ? lsn : r->patch_pos;
-	uint64_t b = lsn + n < r->patch_pos + SEC ? lsn + n : r->patch_pos + SEC;
+	uint64_t b = lsn + n < r->patch_pos + S ? lsn + n : r->patch_pos + S;
 	memcpy(dst + (a - lsn), r->patch + (a - r->patch_pos), (size_t)(b - a));
 	return 0;
 }
@@ -318,12 +317,12 @@ static int rd_record(struct reader *r, uint64_t pos, uint8_t **rec, size_t *rcap
 static int rd_try_shadow(struct reader *r, uint64_t pos, uint32_t claim, uint8_t **rec,
 			 size_t *rcap, uint32_t *len)
 {
-	const struct mb_log *l = r->l;
+	const uint64_t S = r->l->sec;
 	uint64_t at[3] = {pos, pos + LOG_REC_HDR - 1, claim ? pos + claim - 1 : pos};
 	uint64_t cand[3];
 	int nc = 0;
 	for (int i = 0; i < 3; i++) {
-		uint64_t s = at[i] - at[i] % SEC;
+		uint64_t s = at[i] - at[i] % S;
 		bool seen = false;
 		for (int j = 0; j < nc; j++)
 			seen = seen || cand[j] == s;
@@ -332,7 +331,7 @@ static int rd_try_shadow(struct reader *r, uint64_t pos, uint32_t claim, uint8_t
 	}
 	for (int i = 0; i < nc; i++) {
 		uint64_t s = cand[i];
-		if (rd_raw(r, s + SEC, SEC, r->patch) < 0)
+		if (rd_raw(r, s + S, S, r->patch) < 0)
 			continue;
 		r->patch_pos = s;
 		r->patch_on = true;
@@ -518,6 +517,14 @@ static int write_at(struct mb_log *l, uint64_t lsn, const uint8_t *p, size_t n)
 	return 0;
 }
 
+/* The sector sec written at first, then (once that is durable) at second:
+ * a sector and its shadow, in the order that keeps one good copy. */
+static int write_copies(struct mb_log *l, uint64_t first, uint64_t second, const uint8_t *sec)
+{
+	int r = write_at(l, first, sec, l->sec);
+	return r ? r : write_at(l, second, sec, l->sec);
+}
+
 /* Write data (dlen bytes of whole records at stream position start, which
  * is where the durable stream ends) in whole sectors, as ESE's log writer
  * does (see the file comment):
@@ -531,11 +538,12 @@ static int write_at(struct mb_log *l, uint64_t lsn, const uint8_t *p, size_t n)
  * The bytes of the partial sector already on disk come from l->tail. */
 static int write_flush(struct mb_log *l, uint64_t start, const uint8_t *data, size_t dlen)
 {
-	size_t pre = start % SEC;
+	const size_t S = l->sec;
+	size_t pre = start % S;
 	uint64_t pos = start - pre;
-	size_t total = pre + dlen, full = total / SEC, part = total % SEC;
+	size_t total = pre + dlen, full = total / S, part = total % S;
 	/* the image: tail, data, the partial sector padded, room for its copy */
-	size_t need = (full + 2) * SEC;
+	size_t need = (full + 2) * S;
 	if (need > l->img_cap) {
 		uint8_t *ni = realloc(l->img, need);
 		if (!ni)
@@ -549,33 +557,32 @@ static int write_flush(struct mb_log *l, uint64_t start, const uint8_t *data, si
 	memset(img + total, 0, need - total);
 	int r = 0;
 	if (full) {
-		if (l->shadow) {
-			r = write_at(l, pos, img, SEC);
+		if (l->shadow && full == 1) {
+			r = write_copies(l, pos, pos + S, img);
+		} else if (l->shadow) {
+			r = write_at(l, pos, img, S);
 			if (!r)
-				r = full == 1 ? write_at(l, pos + SEC, img, SEC)
-					      : write_at(l, pos + SEC, img + SEC, (full - 1) * SEC);
+				r = write_at(l, pos + S, img + S, (full - 1) * S);
 		} else {
-			r = write_at(l, pos, img, full * SEC);
+			r = write_at(l, pos, img, full * S);
 		}
 		if (r)
 			return r;
 		l->shadow = false;
-		pos += full * SEC;
+		pos += full * S;
 	}
 	l->tail_len = part;
 	if (!part)
 		return 0;
-	uint8_t *sec = img + full * SEC;
+	uint8_t *sec = img + full * S;
 	memcpy(l->tail, sec, part);
 	/* (a segment's last sector has its shadow in the next segment's first:
 	 * then the one write is two, one per file) */
 	if (l->shadow) {
-		r = write_at(l, pos, sec, SEC);
-		if (!r)
-			r = write_at(l, pos + SEC, sec, SEC);
+		r = write_copies(l, pos, pos + S, sec);
 	} else {
-		memcpy(sec + SEC, sec, SEC);
-		r = write_at(l, pos, sec, 2 * SEC);
+		memcpy(sec + S, sec, S);
+		r = write_at(l, pos, sec, 2 * S);
 	}
 	l->shadow = true;
 	return r;
@@ -690,6 +697,7 @@ void log_set_sector(struct mb_log *l, uint32_t sec) { l->sec = sec ? sec : MB_LO
 
 int log_start(struct mb_log *l, uint64_t end)
 {
+	const size_t S = l->sec;
 	/* cut the torn tail: zero the rest of the last segment, drop later ones */
 	uint64_t idx = end / SEG, mn, mx;
 	int r = count_segs(l, &mn, &mx);
@@ -712,14 +720,14 @@ int log_start(struct mb_log *l, uint64_t end)
 	 * is on disk: the sector the scan read from its shadow is written
 	 * back before anything touches that shadow, and an intact partial
 	 * sector gets its shadow before it is rewritten. */
-	l->tail_len = end % SEC;
+	l->tail_len = end % S;
 	l->shadow = false;
 	uint64_t P = end - l->tail_len;
 	uint8_t sec[MB_LOG_SECTOR_MAX];
 	if (l->repaired && l->repair_pos < end && l->repair_pos != P) {
 		/* a whole sector before the end (its record ended on its last
 		 * byte): back in place before the zeroes reach its shadow */
-		r = write_at(l, l->repair_pos, l->repair, SEC);
+		r = write_at(l, l->repair_pos, l->repair, S);
 		if (r < 0)
 			return r;
 	}
@@ -727,7 +735,7 @@ int log_start(struct mb_log *l, uint64_t end)
 	l->repaired = false;
 	uint64_t zero_from = end;
 	if (l->tail_len) {
-		memset(sec, 0, SEC);
+		memset(sec, 0, S);
 		if (repaired_tail)
 			memcpy(sec, l->repair, l->tail_len);
 		else if ((r = seg_open(l, P / SEG)) < 0 ||
@@ -736,14 +744,11 @@ int log_start(struct mb_log *l, uint64_t end)
 		memcpy(l->tail, sec, l->tail_len);
 		/* the good copy first: the repaired sector, or the shadow of an
 		 * intact one; then the other */
-		uint64_t first = repaired_tail ? P : P + SEC, second = repaired_tail ? P + SEC : P;
-		r = write_at(l, first, sec, SEC);
-		if (!r)
-			r = write_at(l, second, sec, SEC);
+		r = repaired_tail ? write_copies(l, P, P + S, sec) : write_copies(l, P + S, P, sec);
 		if (r < 0)
 			return r;
 		l->shadow = true;
-		zero_from = P + 2 * SEC;
+		zero_from = P + 2 * S;
 	}
 	if (zero_from / SEG == idx && zero_from % SEG) {
 		r = seg_open(l, idx);
