@@ -202,8 +202,10 @@ struct mb_sg_options {
 				      UINT64_MAX: only explicit ones */
 	bool create;		   /* create DIR and the log when missing */
 	bool no_direct;		   /* buffered database I/O (default: O_DIRECT) */
-	uint32_t log_sector;	   /* the log's sector: 0 = MB_LOG_SECTOR_SIZE, else a power
-				      of two from 512 to MB_LOG_SECTOR_MAX */
+	uint32_t log_sector;	   /* a new log's sector: 0 = MB_LOG_SECTOR_SIZE, else a
+				      power of two from 512 to MB_LOG_SECTOR_MAX; an
+				      existing log keeps the one it was written in (0
+				      takes it, another is MB_ECONFIG) */
 };
 void mb_sg_options_init(struct mb_sg_options *o);
 

@@ -176,9 +176,13 @@ int log_scan(struct mb_log *l, uint64_t from, log_rec_cb cb, void *arg, uint64_t
 	     uint64_t *records);
 /* after the scan: start appending at end (zeroes the torn tail), start the writer */
 int log_start(struct mb_log *l, uint64_t end);
-/* The sector the log is written in (before log_scan and log_start; 0:
- * MB_LOG_SECTOR_SIZE). */
+/* The sector the log is written in (before log_read_checkpoint, log_scan
+ * and log_start; 0: MB_LOG_SECTOR_SIZE).  The checkpoint file records the
+ * log's sector: log_read_checkpoint takes the recorded one in place of the
+ * default, and returns MB_ECONFIG when a different one was set here. */
 void log_set_sector(struct mb_log *l, uint32_t sec);
+/* the sector in force (tests) */
+uint32_t log_sector(const struct mb_log *l);
 /* append a record; *end = its end LSN (the page LSN of its pages) */
 int log_append(struct mb_log *l, uint32_t type, uint32_t count, const uint8_t *payload, size_t len,
 	       uint64_t *end);

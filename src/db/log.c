@@ -33,7 +33,9 @@
  * is written again with its unchanged bytes by the writes that follow;
  * those keep the acknowledged bytes where a disk writes its sectors
  * atomically, as before sectors came in.  The LSNs are the stream's:
- * sectors, padding and shadows never change where a record is.
+ * sectors, padding and shadows never change where a record is.  The
+ * checkpoint file records the sector, so a log is always read and written
+ * in the sector it was created with (log_read_checkpoint).
  *
  * Invariants: durable_lsn only grows and never passes what was written and
  * synced; tail holds the bytes of the partial sector at the durable end,
@@ -63,6 +65,13 @@
 #include "db/dbint.h"
 
 #define SEG MB_LOG_SEGMENT_SIZE
+/* An append buffer holds its records from BUF_HEAD on, with room before
+ * them for the partial sector's bytes already on disk and after them for
+ * the last sector's padding and shadow copy, so the writer builds a
+ * flush's image in place and never allocates (a shortage fails the append
+ * that needed the room, not the log). */
+#define BUF_HEAD MB_LOG_SECTOR_MAX
+#define BUF_ROOM (3 * MB_LOG_SECTOR_MAX)
 
 struct waiter {
 	uint64_t lsn;
@@ -76,7 +85,7 @@ struct mb_log {
 	char *dir;
 	pthread_mutex_t lock;
 	pthread_cond_t wake, done;
-	uint8_t *buf, *spare;
+	uint8_t *buf, *spare; /* records at BUF_HEAD, room for a flush's image */
 	size_t len, cap, spare_cap;
 	uint64_t buf_lsn, append_lsn;
 	uint32_t buf_records;
@@ -89,14 +98,12 @@ struct mb_log {
 	struct mb_file *seg;
 	uint64_t seg_idx;
 	/* the writer's sectors (write_flush): the bytes of the partial sector
-	 * at the durable end, whether its shadow copy is down, the image of a
-	 * flush */
-	size_t sec; /* the sector (log_set_sector) */
+	 * at the durable end, whether its shadow copy is down */
+	size_t sec;	/* the sector (log_set_sector, else the checkpoint's) */
+	bool sec_asked; /* log_set_sector named one (not the default) */
 	uint8_t tail[MB_LOG_SECTOR_MAX];
 	size_t tail_len;
 	bool shadow;
-	uint8_t *img;
-	size_t img_cap;
 	/* the scan's repair of a torn partial sector from its shadow: the
 	 * sector's stream position and its bytes (log_start writes it back) */
 	bool repaired;
@@ -190,7 +197,6 @@ void log_close(struct mb_log *l)
 		pthread_join(l->thr, NULL);
 	}
 	mb_file_close(l->seg);
-	free(l->img);
 	free(l->buf);
 	free(l->spare);
 	free(l->q);
@@ -525,9 +531,9 @@ static int write_copies(struct mb_log *l, uint64_t first, uint64_t second, const
 	return r ? r : write_at(l, second, sec, l->sec);
 }
 
-/* Write data (dlen bytes of whole records at stream position start, which
- * is where the durable stream ends) in whole sectors, as ESE's log writer
- * does (see the file comment):
+/* Write a buffer's records (dlen bytes of whole records at buf + BUF_HEAD,
+ * stream position start, which is where the durable stream ends) in whole
+ * sectors, as ESE's log writer does (see the file comment):
  *   - the sectors that fill up are written; when a shadow sector is down,
  *     the first of them (the partial sector it shadows) goes alone, then
  *     the rest (with one full sector only, its copy overwrites the shadow);
@@ -536,24 +542,18 @@ static int write_copies(struct mb_log *l, uint64_t first, uint64_t second, const
  *     sector and then its shadow in two writes, so the acknowledged bytes
  *     of the sector are on disk in one place or the other at every moment.
  * The bytes of the partial sector already on disk come from l->tail. */
-static int write_flush(struct mb_log *l, uint64_t start, const uint8_t *data, size_t dlen)
+static int write_flush(struct mb_log *l, uint64_t start, uint8_t *buf, size_t dlen)
 {
 	const size_t S = l->sec;
 	size_t pre = start % S;
 	uint64_t pos = start - pre;
 	size_t total = pre + dlen, full = total / S, part = total % S;
-	/* the image: tail, data, the partial sector padded, room for its copy */
+	/* the image, built around the records in the buffer's room: the tail
+	 * before them, the partial sector padded and room for its copy after
+	 * (pre < BUF_HEAD; (full + 2) * S - total <= BUF_ROOM - BUF_HEAD) */
 	size_t need = (full + 2) * S;
-	if (need > l->img_cap) {
-		uint8_t *ni = realloc(l->img, need);
-		if (!ni)
-			return MB_ENOMEM;
-		l->img = ni;
-		l->img_cap = need;
-	}
-	uint8_t *img = l->img;
+	uint8_t *img = buf + BUF_HEAD - pre;
 	memcpy(img, l->tail, pre);
-	memcpy(img + pre, data, dlen);
 	memset(img + total, 0, need - total);
 	int r = 0;
 	if (full) {
@@ -693,7 +693,13 @@ static void *writer_main(void *arg)
 	return NULL;
 }
 
-void log_set_sector(struct mb_log *l, uint32_t sec) { l->sec = sec ? sec : MB_LOG_SECTOR_SIZE; }
+void log_set_sector(struct mb_log *l, uint32_t sec)
+{
+	l->sec = sec ? sec : MB_LOG_SECTOR_SIZE;
+	l->sec_asked = sec != 0;
+}
+
+uint32_t log_sector(const struct mb_log *l) { return (uint32_t)l->sec; }
 
 int log_start(struct mb_log *l, uint64_t end)
 {
@@ -797,9 +803,9 @@ int log_append_cb(struct mb_log *l, uint32_t type, uint32_t count, const uint8_t
 		pthread_mutex_unlock(&l->lock);
 		return MB_ENOMEM;
 	}
-	if (l->len + total > l->cap || !l->buf) {
+	if (l->len + total + BUF_ROOM > l->cap || !l->buf) {
 		size_t ncap = l->cap ? l->cap : (256u << 10);
-		while (ncap < l->len + total)
+		while (ncap < l->len + total + BUF_ROOM)
 			ncap *= 2;
 		uint8_t *nb = realloc(l->buf, ncap);
 		if (!nb) {
@@ -809,7 +815,7 @@ int log_append_cb(struct mb_log *l, uint32_t type, uint32_t count, const uint8_t
 		l->buf = nb;
 		l->cap = ncap;
 	}
-	uint8_t *h = l->buf + l->len;
+	uint8_t *h = l->buf + BUF_HEAD + l->len;
 	wr32(h + 4, (uint32_t)total);
 	wr64(h + 8, l->append_lsn);
 	wr32(h + 16, type);
@@ -921,6 +927,9 @@ int log_error(struct mb_log *l)
 
 /* ---------------------------- checkpoints ---------------------------- */
 
+/* The checkpoint file, 32 bytes: the magic, the redo LSN (8 bytes), the
+ * log's sector (4; 0 in files written before it was recorded), 4
+ * zero bytes, the CRC-32 of the 24 before it (4), 4 zero bytes. */
 #define CKPT_MAGIC "MBCKPT01"
 
 int log_read_checkpoint(struct mb_log *l, uint64_t *redo)
@@ -938,6 +947,16 @@ int log_read_checkpoint(struct mb_log *l, uint64_t *redo)
 		return r == MB_ERANGE ? MB_ECORRUPT : r;
 	if (memcmp(b, CKPT_MAGIC, 8) || rd32(b + 24) != crc32_gzip_refl(0, b, 24))
 		return MB_ECORRUPT;
+	/* the sector the log was written in (0 in a file from before it was
+	 * recorded: the one set stays) */
+	uint32_t sec = rd32(b + 16);
+	if (sec && (sec < 512 || sec > MB_LOG_SECTOR_MAX || (sec & (sec - 1))))
+		return MB_ECORRUPT;
+	if (sec && sec != l->sec) {
+		if (l->sec_asked)
+			return MB_ECONFIG;
+		l->sec = sec;
+	}
 	*redo = rd64(b + 8);
 	l->ckpt_redo = *redo;
 	return 0;
@@ -951,6 +970,7 @@ int log_write_checkpoint(struct mb_log *l, uint64_t redo)
 	uint8_t b[32] = {0};
 	memcpy(b, CKPT_MAGIC, 8);
 	wr64(b + 8, redo);
+	wr32(b + 16, (uint32_t)l->sec);
 	wr32(b + 24, crc32_gzip_refl(0, b, 24));
 	struct mb_file *f;
 	int r = mb_io_open(l->io, t, MB_IO_CREATE | MB_IO_TRUNC, MB_FILE_OTHER, &f);

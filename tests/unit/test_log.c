@@ -6,7 +6,8 @@
  * tail (a partial record after the last good one) cut on reopen so that
  * appending resumes at the last valid record, and the sectors: how many
  * writes each kind of flush takes, the shadow copy of the partial sector,
- * and a torn partial sector read back from its shadow. */
+ * a torn partial sector read back from its shadow, and the sector a log
+ * was written in recorded in its checkpoint file and kept on reopen. */
 #include "config.h"
 
 #include <dirent.h>
@@ -381,6 +382,57 @@ static void test_shadow_4k(void **state)
 	lfx_end(&f);
 }
 
+/* The checkpoint file records the log's sector, so a reopen that does not
+ * name one reads the log in the sector it was written in (a torn 4 KiB
+ * sector still repaired from its 4 KiB shadow), and one that names
+ * another is refused before anything is read or written. */
+static void test_sector_recorded(void **state)
+{
+	(void)state;
+	const size_t S = MB_LOG_SECTOR_MAX;
+	struct lfx f;
+	uint64_t ends[4], end, redo;
+	lfx_begin(&f, (uint32_t)S);
+	assert_int_equal(log_write_checkpoint(f.l, 0), 0);
+	for (uint32_t i = 0; i < 4; i++)
+		put_wait(f.io, f.l, i + 1, 1500, &ends[i]);
+	assert_true(ends[3] > S && ends[3] < 2 * S);
+	garble_seg0(f.dir, S + 100, 400); /* torn inside sector 1 */
+
+	/* another sector named: refused, the checkpoint unread */
+	log_close(f.l);
+	assert_int_equal(log_open(f.io, f.dir, &f.l), 0);
+	log_set_sector(f.l, MB_LOG_SECTOR_SIZE);
+	redo = 77;
+	assert_int_equal(log_read_checkpoint(f.l, &redo), MB_ECONFIG);
+	assert_int_equal(redo, 77);
+
+	/* none named: the recorded 4 KiB, and the torn sector comes back */
+	log_close(f.l);
+	assert_int_equal(log_open(f.io, f.dir, &f.l), 0);
+	log_set_sector(f.l, 0);
+	assert_int_equal(log_sector(f.l), MB_LOG_SECTOR_SIZE);
+	assert_int_equal(log_read_checkpoint(f.l, &redo), 0);
+	assert_int_equal(redo, 0);
+	assert_int_equal(log_sector(f.l), S);
+	struct scan sc = {0};
+	assert_int_equal(log_scan(f.l, 0, scan_cb, &sc, &end, NULL), 0);
+	assert_int_equal(sc.bad, 0);
+	assert_int_equal(sc.n, 4);
+	assert_true(end == ends[3]);
+	assert_int_equal(log_start(f.l, end), 0);
+	/* and the checkpoints after it go on recording it */
+	assert_int_equal(log_write_checkpoint(f.l, 0), 0);
+	f.sec = (uint32_t)S;
+	assert_int_equal(lfx_reopen(&f, &end, false).n, 4);
+	log_close(f.l);
+	assert_int_equal(log_open(f.io, f.dir, &f.l), 0);
+	log_set_sector(f.l, 0);
+	assert_int_equal(log_read_checkpoint(f.l, &redo), 0);
+	assert_int_equal(log_sector(f.l), S);
+	lfx_end(&f);
+}
+
 /* The edges of the repair: a record whose header reaches into the torn
  * sector; the partial sector at a segment's end, whose shadow is the next
  * segment's first sector; and the reopen, which writes the partial sector
@@ -434,7 +486,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_group_commit),       cmocka_unit_test(test_segments_async_torn),
 	    cmocka_unit_test(test_sectors_and_shadow), cmocka_unit_test(test_shadow_4k),
-	    cmocka_unit_test(test_shadow_edges),
+	    cmocka_unit_test(test_shadow_edges),       cmocka_unit_test(test_sector_recorded),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
