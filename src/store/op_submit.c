@@ -2,11 +2,12 @@
  * its data: phase 0 on the sender's home database (recipients resolved and
  * deduplicated, the message saved as submitted and unsent, the deliveries
  * planned per database), then phase k delivers to every recipient of
- * database k, then the last phase, back on the home database, marks the
- * message sent, in its own transaction: what MAPI's spooler does when the
- * transport is done with a message (IMsgStore::FinishedMsg ->
- * IMAPISupport::DoSentMail, MS-OXOMSG 3.2.4.1: the submitted message moves
- * to the folder PidTagSentMailSvrEID names once sent), or deletes it when
+ * database k (one transaction; with two or more recipients there, the
+ * body and attachments stored once for all: single-instance storage, as
+ * Exchange's store kept one copy per database), then the last phase, back on the home database,
+ * marks the message sent, in its own transaction: what MAPI's spooler does when the transport is
+ * done with a message (IMsgStore::FinishedMsg -> IMAPISupport::DoSentMail, MS-OXOMSG 3.2.4.1: the
+ * submitted message moves to the folder PidTagSentMailSvrEID names once sent), or deletes it when
  * the message has PidTagDeleteAfterSubmit set (MS-OXOMSG 3.3.5.1.3: a
  * cached-mode client keeps its own Sent Items copy and uploads it, see
  * drivers/mbstore_write.c).  This store keeps
@@ -183,13 +184,23 @@ int mb__submit_deliver(struct dbw *w, struct req *r)
 	rc = mb__txn_begin(w);
 	if (rc)
 		return rc;
-	int first = sub->ndl;
+	int first = sub->ndl, here = 0;
+	for (int i = 0; i < sub->nrcpt; i++)
+		here += mb_topology_user(st->topo, sub->rcpt[i])->db == w->index;
+	/* single-instance storage: with two or more recipients here, the
+	 * body and attachments are stored once for all of them */
+	struct mb_schema_content content = {0};
 	for (int i = 0; i < sub->nrcpt && !rc; i++) {
 		const struct mb_topo_user *u = mb_topology_user(st->topo, sub->rcpt[i]);
 		if (u->db != w->index)
 			continue;
 		uint64_t mid, cn;
-		rc = mb_schema_msg_add(w->schema, u->mailbox, MB_FID_INBOX, &in, w->tmp, &mid, &cn);
+		if (here > 1)
+			rc = mb_schema_msg_add_shared(w->schema, u->mailbox, MB_FID_INBOX, &in,
+						      &content, w->tmp, &mid, &cn);
+		else
+			rc = mb_schema_msg_add(w->schema, u->mailbox, MB_FID_INBOX, &in, w->tmp,
+					       &mid, &cn);
 		if (rc)
 			break;
 		sub->dl[sub->ndl].mailbox = u->mailbox;

@@ -10,10 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const tree_names[] = {"mailboxes", "folders",     "messages",
-					 "bodies",    "by_time",     "by_cn",
-					 "calendar",  "attachments", "attach_data"};
-#define NTREES 9
+static const char *const tree_names[] = {"mailboxes",	"folders",  "messages", "bodies",
+					 "by_time",	"by_cn",    "calendar", "attachments",
+					 "attach_data", "instances"};
+#define NTREES 10
 #define NTREES_V1 7 /* trees a database always had; the others appear on open */
 
 int mb_schema_open(struct mb_db *db, bool create, struct mb_schema **out)
@@ -35,6 +35,7 @@ int mb_schema_open(struct mb_db *db, bool create, struct mb_schema **out)
 	slots[6] = &s->calendar;
 	slots[7] = &s->attach;
 	slots[8] = &s->attach_data;
+	slots[9] = &s->instances;
 	for (int i = 0; i < NTREES && !rc; i++) {
 		rc = mb_tree_open(db, tree_names[i], 0, slots[i]);
 		if (rc == MB_ENOTFOUND && (create || i >= NTREES_V1)) {
@@ -65,13 +66,15 @@ void mb_schema_close(struct mb_schema *s)
 {
 	if (!s)
 		return;
-	struct mb_tree *t[] = {s->mailboxes, s->folders,  s->messages, s->bodies,     s->by_time,
-			       s->by_cn,     s->calendar, s->attach,   s->attach_data};
+	struct mb_tree *t[] = {s->mailboxes,   s->folders,  s->messages, s->bodies,
+			       s->by_time,     s->by_cn,    s->calendar, s->attach,
+			       s->attach_data, s->instances};
 	for (int i = 0; i < NTREES; i++)
 		if (t[i])
 			mb_tree_close(t[i]);
 	mb_val_free(&s->val);
 	mb_val_free(&s->val2);
+	mb_val_free(&s->val3);
 	free(s);
 }
 

@@ -125,6 +125,9 @@ struct mb_msg_rec {
 	uint32_t busy;
 	bool appointment;
 	uint8_t nattach;      /* attachments 1..nattach */
+	bool shared;	      /* body and attachment bytes by reference */
+	uint32_t content_mbx; /* their key, when shared (CONTENT_BIT set) */
+	uint64_t content_mid;
 	const uint8_t *props; /* mb_props_encode()d */
 	size_t props_len;
 };
@@ -133,6 +136,20 @@ struct mb_msg_rec {
  * and change number.  Uses tmp as scratch. */
 int mb_schema_msg_add(struct mb_schema *s, uint32_t mailbox, uint32_t folder,
 		      const struct mb_msg_in *in, struct mb_buf *tmp, uint64_t *mid, uint64_t *cn);
+/* Single-instance delivery: the same message added to several mailboxes
+ * of one database stores its body and attachments' bytes once.  Start
+ * with c zeroed; the first call stores the content, the later ones
+ * reference it (each row counts as one instance; deleting, moving,
+ * copying and updating rows keep the count: the content goes with the
+ * last row, and a row that gets a new body takes its own copy). */
+struct mb_schema_content {
+	bool stored;
+	uint32_t mbx;
+	uint64_t mid;
+};
+int mb_schema_msg_add_shared(struct mb_schema *s, uint32_t mailbox, uint32_t folder,
+			     const struct mb_msg_in *in, struct mb_schema_content *c,
+			     struct mb_buf *tmp, uint64_t *mid, uint64_t *cn);
 /* Replace a message's contents in place (same id, new change number). */
 int mb_schema_msg_update(struct mb_schema *s, uint32_t mailbox, uint64_t mid,
 			 const struct mb_msg_in *in, struct mb_buf *tmp, uint64_t *cn);

@@ -6,10 +6,19 @@
  *   mailbox: u64 next_mid | u64 next_cn | u32 next_folder | u32 nfolders
  *   folder:  u32 parent | u32 count | u32 unread | u32 subfolders | u64 cn | name
  *   message: u32 folder | u32 flags | i64 time | u64 cn | u32 size |
- *            u32 body_len | i64 start | i64 end | u32 busy | u8 appt | 3 pad |
+ *            u32 body_len | i64 start | i64 end | u32 busy | u8 appt |
+ *            u8 nattach | u8 row flags | 1 pad |
+ *            [u32 content mbx | u64 content mid, when ROW_SHARED] |
  *            props (mb_props_encode)
+ *   instance: u32 rows sharing the content (absent: 1)
+ * Content: a message's body (bodies) and attachment bytes (attach_data)
+ * are keyed by its own (mbx, mid), or, for a row with ROW_SHARED, by the
+ * content key in the row: (mbx | CONTENT_BIT, mid) of the delivery that
+ * stored them once for every recipient of its database (single-instance
+ * storage); instances counts the rows that share it.
  * Keys:  mailboxes (mbx) | folders (mbx, folder) | messages, bodies (mbx, mid)
- *        attachments, attach_data (mbx, mid, u16 num)
+ *        attachments (mbx, mid, u16 num) | attach_data (content, u16 num)
+ *        instances (content)
  *        by_time (mbx, folder, ~biased time, mid) | by_cn (mbx, folder, cn)
  *        calendar (mbx, biased start, mid)
  * Layering: schema.c (open, mailbox and folder records) <- schema_msg.c
@@ -22,15 +31,18 @@
 #include "store/schema.h"
 
 #define MSG_HDR 56
+#define ROW_SHARED 0x01u	/* message row flag (byte 54): content by reference */
+#define CONTENT_BIT 0x80000000u /* content keys' mailbox bit: no row has it */
 #define FOLDER_HDR 24
 #define MBX_LEN 24
 
 struct mb_schema {
 	struct mb_db *db;
 	struct mb_tree *mailboxes, *folders, *messages, *bodies, *by_time, *by_cn, *calendar;
-	struct mb_tree *attach, *attach_data;
+	struct mb_tree *attach, *attach_data, *instances;
 	struct mb_val val; /* scratch for internal reads */
 	struct mb_val val2;
+	struct mb_val val3; /* a row read to find its content */
 };
 static inline void le32(uint8_t *p, uint32_t v)
 {

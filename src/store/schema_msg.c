@@ -31,9 +31,86 @@ static int msg_parse(const uint8_t *p, size_t len, uint64_t mid, struct mb_msg_r
 	r->busy = rd32(p + 48);
 	r->appointment = p[52] != 0;
 	r->nattach = p[53];
-	r->props = p + MSG_HDR;
-	r->props_len = len - MSG_HDR;
+	r->shared = (p[54] & ROW_SHARED) != 0;
+	size_t hdr = MSG_HDR;
+	r->content_mbx = 0;
+	r->content_mid = 0;
+	if (r->shared) {
+		if (len < MSG_HDR + 12)
+			return MB_ECORRUPT;
+		r->content_mbx = rd32(p + MSG_HDR);
+		r->content_mid = rd64(p + MSG_HDR + 4);
+		hdr += 12;
+	}
+	r->props = p + hdr;
+	r->props_len = len - hdr;
 	return 0;
+}
+
+/* The keys of a message's content: its body and its attachments' bytes
+ * (schema_int.h: its own key, or the shared content's). */
+static size_t k_body(uint8_t *k, uint32_t mailbox, const struct mb_msg_rec *r)
+{
+	return r->shared ? k_msg(k, r->content_mbx, r->content_mid) : k_msg(k, mailbox, r->mid);
+}
+static size_t k_adata(uint8_t *k, uint32_t mailbox, const struct mb_msg_rec *r, uint16_t num)
+{
+	return r->shared ? k_att(k, r->content_mbx, r->content_mid, num)
+			 : k_att(k, mailbox, r->mid, num);
+}
+
+/* The number of rows sharing r's content (1 when it is not shared). */
+static int instances_get(struct mb_schema *s, const struct mb_msg_rec *r, uint32_t *n)
+{
+	*n = 1;
+	if (!r->shared)
+		return 0;
+	uint8_t k[12];
+	int rc = mb_tree_get(s->instances, k, k_msg(k, r->content_mbx, r->content_mid), &s->val3);
+	if (rc == MB_ENOTFOUND)
+		return 0;
+	if (rc)
+		return rc;
+	if (s->val3.len != 4)
+		return MB_ECORRUPT;
+	*n = rd32(s->val3.data);
+	return 0;
+}
+
+static int instances_put(struct mb_schema *s, const struct mb_msg_rec *r, uint32_t n)
+{
+	uint8_t k[12], v[4];
+	size_t kl = k_msg(k, r->content_mbx, r->content_mid);
+	if (n > 1) {
+		le32(v, n);
+		return mb_tree_put(s->instances, k, kl, v, 4, 0);
+	}
+	int rc = mb_tree_del(s->instances, k, kl);
+	return rc == MB_ENOTFOUND ? 0 : rc;
+}
+
+/* Row r lets go of its content: one sharer fewer, or the body and the
+ * attachments' bytes deleted when it was the last. */
+static int content_release(struct mb_schema *s, uint32_t mailbox, const struct mb_msg_rec *r)
+{
+	uint32_t n;
+	int rc = instances_get(s, r, &n);
+	if (rc)
+		return rc;
+	if (n > 1)
+		return instances_put(s, r, n - 1);
+	uint8_t k[14];
+	if (r->body_len) {
+		rc = mb_tree_del(s->bodies, k, k_body(k, mailbox, r));
+		if (rc && rc != MB_ENOTFOUND)
+			return rc;
+	}
+	for (uint16_t i = 1; i <= r->nattach; i++) {
+		rc = mb_tree_del(s->attach_data, k, k_adata(k, mailbox, r, i));
+		if (rc && rc != MB_ENOTFOUND)
+			return rc;
+	}
+	return r->shared ? instances_put(s, r, 0) : 0;
 }
 
 /* Encode a message row into tmp. */
@@ -55,8 +132,15 @@ static int msg_encode(struct mb_buf *tmp, const struct mb_msg_rec *r, const stru
 	le32(h + 48, r->busy);
 	h[52] = r->appointment ? 1 : 0;
 	h[53] = r->nattach;
+	h[54] = r->shared ? ROW_SHARED : 0;
 	mb_buf_reset(tmp);
 	rc = mb_buf_append(tmp, h, sizeof(h));
+	if (!rc && r->shared) {
+		uint8_t ref[12];
+		le32(ref, r->content_mbx);
+		le64(ref + 4, r->content_mid);
+		rc = mb_buf_append(tmp, ref, sizeof(ref));
+	}
 	if (!rc)
 		rc = mb_props_encode(tmp, props, nprops);
 	return rc;
@@ -133,8 +217,12 @@ static int unread_of(uint32_t flags) { return (flags & MB_MSGFLAG_READ) ? 0 : 1;
 
 /* ---- attachments ---- */
 
-static int attach_put(struct mb_schema *s, uint32_t mailbox, uint64_t mid, uint16_t num,
-		      uint8_t kind, struct mb_bytes name, const void *data, uint32_t len)
+/* Attachment num of row r: its row in attachments (kind, size, name), and
+ * its bytes at r's content key when data is not NULL (a row that shares
+ * stored content writes the first only). */
+static int attach_put(struct mb_schema *s, uint32_t mailbox, const struct mb_msg_rec *r,
+		      uint16_t num, uint8_t kind, struct mb_bytes name, const void *data,
+		      uint32_t len)
 {
 	uint8_t k[14], meta[5 + MB_PROTO_MAX_NAME];
 	uint32_t nl = name.len > MB_PROTO_MAX_NAME ? MB_PROTO_MAX_NAME : name.len;
@@ -142,24 +230,17 @@ static int attach_put(struct mb_schema *s, uint32_t mailbox, uint64_t mid, uint1
 	le32(meta + 1, len);
 	if (nl)
 		memcpy(meta + 5, name.p, nl);
-	size_t kl = k_att(k, mailbox, mid, num);
-	int rc = mb_tree_put(s->attach, k, kl, meta, 5 + nl, 0);
-	if (!rc)
-		rc = mb_tree_put(s->attach_data, k, kl, data ? data : "", len, 0);
+	int rc = mb_tree_put(s->attach, k, k_att(k, mailbox, r->mid, num), meta, 5 + nl, 0);
+	if (!rc && data)
+		rc = mb_tree_put(s->attach_data, k, k_adata(k, mailbox, r, num), data, len, 0);
 	return rc;
 }
 
-static int attach_del(struct mb_schema *s, uint32_t mailbox, uint64_t mid, uint16_t num)
+static int attach_meta_del(struct mb_schema *s, uint32_t mailbox, uint64_t mid, uint16_t num)
 {
 	uint8_t k[14];
-	size_t kl = k_att(k, mailbox, mid, num);
-	int rc = mb_tree_del(s->attach, k, kl);
-	if (rc == MB_ENOTFOUND)
-		rc = 0;
-	int rc2 = mb_tree_del(s->attach_data, k, kl);
-	if (rc2 == MB_ENOTFOUND)
-		rc2 = 0;
-	return rc ? rc : rc2;
+	int rc = mb_tree_del(s->attach, k, k_att(k, mailbox, mid, num));
+	return rc == MB_ENOTFOUND ? 0 : rc;
 }
 
 int mb_schema_attach_get(struct mb_schema *s, uint32_t mailbox, uint64_t mid, uint16_t num,
@@ -187,14 +268,22 @@ int mb_schema_attach_get(struct mb_schema *s, uint32_t mailbox, uint64_t mid, ui
 int mb_schema_attach_data(struct mb_schema *s, uint32_t mailbox, uint64_t mid, uint16_t num,
 			  struct mb_val *out)
 {
+	struct mb_msg_rec r;
 	uint8_t k[14];
-	return mb_tree_get(s->attach_data, k, k_att(k, mailbox, mid, num), out);
+	int rc = mb_schema_msg_get(s, mailbox, mid, &s->val3, &r);
+	if (rc)
+		return rc;
+	if (num < 1 || num > r.nattach)
+		return MB_ENOTFOUND;
+	return mb_tree_get(s->attach_data, k, k_adata(k, mailbox, &r, num), out);
 }
 
+/* A new row r in mailbox (mid and cn taken from m), with its content
+ * (body, attachments' bytes) stored at r's content key when store. */
 static int write_new(struct mb_schema *s, uint32_t mailbox, struct mb_mailbox_rec *m,
 		     struct mb_msg_rec *r, const struct mb_prop *props, uint16_t nprops,
 		     const void *body, uint32_t body_len, const struct mb_attach_in *attach,
-		     uint16_t nattach, struct mb_buf *tmp)
+		     uint16_t nattach, bool store, struct mb_buf *tmp)
 {
 	uint8_t k[12];
 	int rc;
@@ -213,11 +302,12 @@ static int write_new(struct mb_schema *s, uint32_t mailbox, struct mb_mailbox_re
 	r->size = size > UINT32_MAX ? UINT32_MAX : (uint32_t)size;
 	le32(mb_buf_data(tmp) + 24, r->size);
 	rc = msg_put_raw(s, mailbox, r->mid, tmp);
-	if (!rc && body_len)
-		rc = mb_tree_put(s->bodies, k, k_msg(k, mailbox, r->mid), body, body_len, 0);
+	if (!rc && body_len && store)
+		rc = mb_tree_put(s->bodies, k, k_body(k, mailbox, r), body, body_len, 0);
 	for (uint16_t i = 0; !rc && i < nattach; i++)
-		rc = attach_put(s, mailbox, r->mid, (uint16_t)(i + 1), attach[i].kind,
-				attach[i].name, attach[i].data, attach[i].len);
+		rc = attach_put(s, mailbox, r, (uint16_t)(i + 1), attach[i].kind, attach[i].name,
+				store ? (attach[i].data ? attach[i].data : "") : NULL,
+				attach[i].len);
 	if (!rc)
 		rc = index_add(s, mailbox, r);
 	if (!rc)
@@ -275,10 +365,52 @@ int mb_schema_msg_add(struct mb_schema *s, uint32_t mailbox, uint32_t folder,
 		return rc;
 	rec_from_in(&r, folder, in);
 	rc = write_new(s, mailbox, &m, &r, in->props, in->nprops, in->body, in->body_len,
-		       in->attach, in->nattach, tmp);
+		       in->attach, in->nattach, true, tmp);
 	if (!rc)
 		rc = mb__schema_mbx_put(s, mailbox, &m);
 	if (!rc) {
+		if (mid)
+			*mid = r.mid;
+		if (cn)
+			*cn = r.cn;
+	}
+	return rc;
+}
+
+int mb_schema_msg_add_shared(struct mb_schema *s, uint32_t mailbox, uint32_t folder,
+			     const struct mb_msg_in *in, struct mb_schema_content *c,
+			     struct mb_buf *tmp, uint64_t *mid, uint64_t *cn)
+{
+	struct mb_mailbox_rec m;
+	struct mb_folder_rec f;
+	struct mb_msg_rec r;
+	if (mailbox & CONTENT_BIT)
+		return MB_EINVAL;
+	int rc = mb__schema_mbx_folder_get(s, mailbox, folder, &m, &f);
+	if (rc)
+		return rc;
+	rec_from_in(&r, folder, in);
+	bool store = !c->stored;
+	if (store) {
+		/* the content's key: this delivery's first row, marked */
+		c->mbx = mailbox | CONTENT_BIT;
+		c->mid = m.next_mid;
+	}
+	r.shared = true;
+	r.content_mbx = c->mbx;
+	r.content_mid = c->mid;
+	rc = write_new(s, mailbox, &m, &r, in->props, in->nprops, in->body, in->body_len,
+		       in->attach, in->nattach, store, tmp);
+	if (!rc && !store) {
+		uint32_t n;
+		rc = instances_get(s, &r, &n);
+		if (!rc)
+			rc = instances_put(s, &r, n + 1);
+	}
+	if (!rc)
+		rc = mb__schema_mbx_put(s, mailbox, &m);
+	if (!rc) {
+		c->stored = true;
 		if (mid)
 			*mid = r.mid;
 		if (cn)
@@ -299,14 +431,17 @@ int mb_schema_msg_get(struct mb_schema *s, uint32_t mailbox, uint64_t mid, struc
 
 int mb_schema_msg_body(struct mb_schema *s, uint32_t mailbox, uint64_t mid, struct mb_val *out)
 {
+	struct mb_msg_rec r;
 	uint8_t k[12];
-	int rc = mb_tree_get(s->bodies, k, k_msg(k, mailbox, mid), out);
-	if (rc == MB_ENOTFOUND) {
-		/* no body stored: empty, if the message exists */
-		size_t len;
-		rc = mb_tree_get_len(s->messages, k, 12, &len);
-		if (!rc)
-			out->len = 0;
+	int rc = mb_schema_msg_get(s, mailbox, mid, &s->val3, &r);
+	if (rc)
+		return rc;
+	if (r.body_len)
+		rc = mb_tree_get(s->bodies, k, k_body(k, mailbox, &r), out);
+	if (!r.body_len || rc == MB_ENOTFOUND) {
+		/* no body stored: empty */
+		out->len = 0;
+		rc = 0;
 	}
 	return rc;
 }
@@ -329,7 +464,7 @@ int mb_schema_msg_update(struct mb_schema *s, uint32_t mailbox, uint64_t mid,
 {
 	struct mb_mailbox_rec m;
 	struct mb_msg_rec old, r;
-	uint8_t k[12];
+	uint8_t k[14];
 	int rc = mbx_msg_get(s, mailbox, mid, &m, &old);
 
 	if (rc)
@@ -341,8 +476,25 @@ int mb_schema_msg_update(struct mb_schema *s, uint32_t mailbox, uint64_t mid,
 	r.mid = mid;
 	r.cn = m.next_cn++;
 	r.nattach = old.nattach; /* an update keeps the attachments */
-	if (in->keep_body)
+	if (in->keep_body) {
 		r.body_len = old.body_len;
+		r.shared = old.shared;
+		r.content_mbx = old.content_mbx;
+		r.content_mid = old.content_mid;
+	} else if (old.shared) {
+		/* a new body: the row takes copies of the attachments' bytes
+		 * and lets go of the shared content */
+		for (uint16_t i = 1; !rc && i <= old.nattach; i++) {
+			rc = mb_tree_get(s->attach_data, k, k_adata(k, mailbox, &old, i), &s->val2);
+			if (!rc)
+				rc = mb_tree_put(s->attach_data, k, k_att(k, mailbox, mid, i),
+						 s->val2.data, s->val2.len, 0);
+		}
+		if (!rc)
+			rc = content_release(s, mailbox, &old);
+		if (rc)
+			return rc;
+	}
 	uint64_t att = 0;
 	for (uint16_t i = 1; i <= old.nattach; i++) {
 		struct mb_attach_rec a;
@@ -359,7 +511,7 @@ int mb_schema_msg_update(struct mb_schema *s, uint32_t mailbox, uint64_t mid,
 		if (in->body_len)
 			rc = mb_tree_put(s->bodies, k, k_msg(k, mailbox, mid), in->body,
 					 in->body_len, 0);
-		else if (old.body_len)
+		else if (old.body_len && !old.shared)
 			rc = mb_tree_del(s->bodies, k, k_msg(k, mailbox, mid));
 	}
 	if (!rc)
@@ -409,14 +561,11 @@ int mb_schema_msg_delete(struct mb_schema *s, uint32_t mailbox, uint64_t mid)
 	uint64_t cn = m.next_cn++;
 	rc = index_remove(s, mailbox, &old, cn);
 	if (!rc)
-		rc = mb_tree_del(s->messages, k, k_msg(k, mailbox, mid));
-	if (!rc && old.body_len) {
-		rc = mb_tree_del(s->bodies, k, k_msg(k, mailbox, mid));
-		if (rc == MB_ENOTFOUND)
-			rc = 0;
-	}
+		rc = content_release(s, mailbox, &old);
 	for (uint16_t i = 1; !rc && i <= old.nattach; i++)
-		rc = attach_del(s, mailbox, mid, i);
+		rc = attach_meta_del(s, mailbox, mid, i);
+	if (!rc)
+		rc = mb_tree_del(s->messages, k, k_msg(k, mailbox, mid));
 	if (!rc)
 		rc = folder_touch(s, mailbox, old.folder, -1, -unread_of(old.flags), cn);
 	if (!rc)
@@ -447,9 +596,17 @@ int mb_schema_msg_move(struct mb_schema *s, uint32_t mailbox, uint64_t mid, uint
 	msg_parse(row, rowlen, mid, &old);
 
 	if (copy) {
+		/* a copy of a row that shares stored content shares it too (one
+		 * more instance); any other copy gets its own content */
 		struct mb_val body = MB_VAL_INIT;
-		if (old.body_len) {
+		if (old.body_len && !old.shared) {
 			rc = mb_tree_get(s->bodies, k, k_msg(k, mailbox, mid), &body);
+		}
+		if (!rc && old.shared) {
+			uint32_t n;
+			rc = instances_get(s, &old, &n);
+			if (!rc)
+				rc = instances_put(s, &old, n + 1);
 		}
 		if (!rc) {
 			struct mb_msg_rec r = old;
@@ -463,18 +620,20 @@ int mb_schema_msg_move(struct mb_schema *s, uint32_t mailbox, uint64_t mid, uint
 				le64(mb_buf_data(tmp) + 16, r.cn);
 				rc = msg_put_raw(s, mailbox, r.mid, tmp);
 			}
-			if (!rc && old.body_len)
+			if (!rc && old.body_len && !old.shared)
 				rc = mb_tree_put(s->bodies, k, k_msg(k, mailbox, r.mid), body.data,
 						 body.len, 0);
 			for (uint16_t i = 1; !rc && i <= old.nattach; i++) {
 				struct mb_attach_rec a;
+				uint8_t ka[14];
 				rc = mb_schema_attach_get(s, mailbox, mid, i, &a);
+				if (!rc && !old.shared)
+					rc = mb_tree_get(s->attach_data, ka,
+							 k_adata(ka, mailbox, &old, i), &body);
 				if (!rc)
-					rc = mb_schema_attach_data(s, mailbox, mid, i, &body);
-				if (!rc)
-					rc =
-					    attach_put(s, mailbox, r.mid, i, a.kind, mb_str(a.name),
-						       body.data, (uint32_t)body.len);
+					rc = attach_put(s, mailbox, &r, i, a.kind, mb_str(a.name),
+							old.shared ? NULL : body.data,
+							old.shared ? a.size : (uint32_t)body.len);
 			}
 			if (!rc)
 				rc = index_add(s, mailbox, &r);

@@ -2,8 +2,10 @@
  * (src/store/schema.c): mailbox creation with the well-known folders, user
  * folders, messages newest-first with paging, folder counters, change
  * numbers and tombstones for incremental sync (update, flags, delete, move,
- * copy), the calendar index, the existence lookup of the ack-log check, and
- * that everything survives closing and reopening the storage group. */
+ * copy), the calendar index, the existence lookup of the ack-log check,
+ * single-instance delivery (content stored once, shared, released with its
+ * last row), and that everything survives closing and reopening the
+ * storage group. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -294,6 +296,144 @@ static void test_update_keeps_body(void **state)
 	mb_val_free(&v);
 }
 
+/* The number of keys of a named tree of the database. */
+static int tree_keys(struct fx *f, const char *name)
+{
+	struct mb_tree *t;
+	struct mb_cursor *c;
+	int n = 0;
+	assert_int_equal(mb_tree_open(f->db, name, 0, &t), 0);
+	assert_int_equal(mb_cursor_open(t, &c), 0);
+	for (int rc = mb_cursor_first(c); rc == 0; rc = mb_cursor_next(c))
+		n++;
+	mb_cursor_close(c);
+	mb_tree_close(t);
+	return n;
+}
+
+static void read_body(struct fx *f, uint32_t mbx, uint64_t mid, const char *want)
+{
+	struct mb_val v = MB_VAL_INIT;
+	assert_int_equal(mb_schema_msg_body(f->s, mbx, mid, &v), 0);
+	assert_int_equal(v.len, strlen(want));
+	assert_memory_equal(v.data, want, v.len);
+	mb_val_free(&v);
+}
+
+static void read_attach(struct fx *f, uint32_t mbx, uint64_t mid, const char *want)
+{
+	struct mb_val v = MB_VAL_INIT;
+	struct mb_attach_rec a;
+	assert_int_equal(mb_schema_attach_get(f->s, mbx, mid, 1, &a), 0);
+	assert_int_equal(a.size, strlen(want));
+	assert_string_equal(a.name, "report.doc");
+	assert_int_equal(mb_schema_attach_data(f->s, mbx, mid, 1, &v), 0);
+	assert_int_equal(v.len, strlen(want));
+	assert_memory_equal(v.data, want, v.len);
+	mb_val_free(&v);
+}
+
+/* Single-instance delivery: one message to three mailboxes of a database
+ * stores its body and attachment once; each row reads them; a copy shares
+ * them too; a row given a new body takes its own copy of the attachment;
+ * the content goes with the last row that shares it, and survives a
+ * reopen while any row is left. */
+static void test_single_instance(void **state)
+{
+	struct fx *f = *state;
+	const uint32_t mbx[3] = {11, 12, 13};
+	uint64_t mid[3], cmid;
+	assert_int_equal(mb_db_begin(f->db), 0);
+	for (int i = 0; i < 3; i++) {
+		char name[16];
+		snprintf(name, sizeof(name), "user%04u", mbx[i]);
+		assert_int_equal(mb_schema_mailbox_create(f->s, mbx[i], name), 0);
+	}
+	assert_int_equal(mb_db_commit(f->db), 0);
+	int bodies0 = tree_keys(f, "bodies"), data0 = tree_keys(f, "attach_data");
+
+	struct mb_prop p = mb_prop_str(MB_PR_SUBJECT, "to three");
+	struct mb_attach_in att = {.kind = 1,
+				   .name = mb_str("report.doc"),
+				   .data = (const uint8_t *)"attached bytes",
+				   .len = 14};
+	struct mb_msg_in in;
+	memset(&in, 0, sizeof(in));
+	in.time = 9000;
+	in.props = &p;
+	in.nprops = 1;
+	in.body = "shared body";
+	in.body_len = 11;
+	in.attach = &att;
+	in.nattach = 1;
+	struct mb_schema_content c = {0};
+	assert_int_equal(mb_db_begin(f->db), 0);
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(mb_schema_msg_add_shared(f->s, mbx[i], MB_FID_INBOX, &in, &c,
+							  f->tmp, &mid[i], NULL),
+				 0);
+	assert_int_equal(mb_db_commit(f->db), 0);
+	assert_true(c.stored);
+	assert_int_equal(tree_keys(f, "bodies"), bodies0 + 1);
+	assert_int_equal(tree_keys(f, "attach_data"), data0 + 1);
+	assert_int_equal(tree_keys(f, "instances"), 1);
+	for (int i = 0; i < 3; i++) {
+		struct mb_val v = MB_VAL_INIT;
+		struct mb_msg_rec r;
+		assert_int_equal(mb_schema_msg_get(f->s, mbx[i], mid[i], &v, &r), 0);
+		assert_true(r.shared);
+		assert_int_equal(r.size, r.props_len + 56 + 12 + 11 + 14);
+		mb_val_free(&v);
+		read_body(f, mbx[i], mid[i], "shared body");
+		read_attach(f, mbx[i], mid[i], "attached bytes");
+	}
+
+	/* a copy shares; moving keeps the row's reference */
+	assert_int_equal(mb_db_begin(f->db), 0);
+	assert_int_equal(mb_schema_msg_move(f->s, 12, mid[1], MB_FID_DELETED, true, f->tmp, &cmid),
+			 0);
+	assert_int_equal(mb_schema_msg_move(f->s, 13, mid[2], MB_FID_DELETED, false, f->tmp, NULL),
+			 0);
+	assert_int_equal(mb_db_commit(f->db), 0);
+	assert_int_equal(tree_keys(f, "bodies"), bodies0 + 1);
+	read_body(f, 12, cmid, "shared body");
+	read_attach(f, 12, cmid, "attached bytes");
+	read_body(f, 13, mid[2], "shared body");
+
+	/* a new body: the row's own, with its own copy of the attachment */
+	struct mb_msg_in up = in;
+	up.body = "edited";
+	up.body_len = 6;
+	up.attach = NULL;
+	up.nattach = 0;
+	assert_int_equal(mb_db_begin(f->db), 0);
+	assert_int_equal(mb_schema_msg_update(f->s, 11, mid[0], &up, f->tmp, NULL), 0);
+	assert_int_equal(mb_db_commit(f->db), 0);
+	read_body(f, 11, mid[0], "edited");
+	read_attach(f, 11, mid[0], "attached bytes");
+	read_body(f, 12, mid[1], "shared body");
+	assert_int_equal(tree_keys(f, "bodies"), bodies0 + 2);
+	assert_int_equal(tree_keys(f, "attach_data"), data0 + 2);
+
+	/* deletes: the shared content stays while a row refers to it */
+	assert_int_equal(mb_db_begin(f->db), 0);
+	assert_int_equal(mb_schema_msg_delete(f->s, 12, mid[1]), 0);
+	assert_int_equal(mb_schema_msg_delete(f->s, 13, mid[2]), 0);
+	assert_int_equal(mb_db_commit(f->db), 0);
+	fx_close(f);
+	fx_open(f);
+	read_body(f, 12, cmid, "shared body");
+	read_attach(f, 12, cmid, "attached bytes");
+	assert_int_equal(tree_keys(f, "instances"), 0); /* one row left: count 1 */
+	assert_int_equal(mb_db_begin(f->db), 0);
+	assert_int_equal(mb_schema_msg_delete(f->s, 12, cmid), 0);
+	assert_int_equal(mb_schema_msg_delete(f->s, 11, mid[0]), 0);
+	assert_int_equal(mb_db_commit(f->db), 0);
+	assert_int_equal(tree_keys(f, "bodies"), bodies0);
+	assert_int_equal(tree_keys(f, "attach_data"), data0);
+	assert_int_equal(tree_keys(f, "attachments"), 0);
+}
+
 static int collect_appt(void *arg, uint64_t mid, int64_t start, int64_t end, uint32_t busy)
 {
 	int *n = arg;
@@ -352,6 +492,7 @@ int main(void)
 	    cmocka_unit_test(test_messages_order_and_paging),
 	    cmocka_unit_test(test_changes_and_tombstones),
 	    cmocka_unit_test(test_update_keeps_body),
+	    cmocka_unit_test(test_single_instance),
 	    cmocka_unit_test(test_calendar_and_reopen),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
