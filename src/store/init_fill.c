@@ -18,6 +18,7 @@
 #include "core/topology.h"
 #include "db/bulk.h"
 #include "db/db.h"
+#include "store/addrprops.h"
 #include "proto/proto.h"
 #include "core/mix.h"
 #include "core/progress.h"
@@ -92,7 +93,8 @@ static int write_item(struct init_ctx *c, struct mb_schema *s, const struct mb_t
 	enum item_kind kind;
 	uint64_t seed = mb_rng_mix(c->seed ^ ((uint64_t)u->mailbox << 32) ^ (uint64_t)k);
 	char subject[96], name[128], email[128];
-	struct mb_prop props[8];
+	struct mb_prop props[8 + MB_ADDR_SENDER_PROPS + MB_ADDR_RECIPIENT_PROPS];
+	struct mb_addr addr_from, addr_to; /* the ids the address props point at */
 	struct mb_bytes rcpt;
 	uint16_t n = 0;
 	char *body = NULL;
@@ -157,6 +159,12 @@ static int write_item(struct init_ctx *c, struct mb_schema *s, const struct mb_t
 		 * (MB_INIT_VERSION; docs/workload.md, "Initialised mail is
 		 * read") */
 		in.flags = MB_MSGFLAG_READ;
+		/* delivered mail: MAPI's incoming-message address properties
+		 * (addrprops.h), the recipient named (MB_INIT_VERSION 3) */
+		mb_addr_build(&addr_from, from->name);
+		mb_addr_build(&addr_to, u->name);
+		n = (uint16_t)(n + mb_addr_sender_props(&addr_from, in.time, props + n));
+		n = (uint16_t)(n + mb_addr_recipient_props(&addr_to, true, props + n));
 	} else if (kind == IT_APPT) {
 		rc = mb_content_body(seed, 2048, &body, &blen);
 		if (rc)

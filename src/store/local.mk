@@ -17,7 +17,8 @@ src_store_libmbstore_a_SOURCES = \
 	src/store/init.c src/store/init_int.h src/store/init_fill.c src/store/init_topo.c \
 	src/store/cmd_store.c \
 	src/store/ackcheck.c src/store/ackcheck.h \
-	src/store/pristine.c src/store/pristine.h
+	src/store/pristine.c src/store/pristine.h \
+	src/store/addrprops.c src/store/addrprops.h
 
 # a command-line client of the store for the integration tests
 noinst_PROGRAMS += tests/integration/mb-client
@@ -35,6 +36,7 @@ MB_UNIT_TESTS += tests/unit/test_paging
 MB_UNIT_TESTS += tests/unit/test_acl
 MB_UNIT_TESTS += tests/unit/test_sync
 MB_UNIT_TESTS += tests/unit/test_schema
+MB_UNIT_TESTS += tests/unit/test_addrprops
 
 MB_UNIT_TESTS += tests/unit/test_server
 MB_UNIT_TESTS += tests/unit/test_held

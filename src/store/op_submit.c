@@ -23,20 +23,55 @@
 
 #include "store/ops_int.h"
 #include "core/error.h"
+#include "store/addrprops.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-static int add_rcpt(struct mb_store *st, struct submit_state *sub, int user, int cap)
+/* Room for a message's props with the address groups the store adds. */
+#define DPROPS_MAX (MB_PROTO_MAX_PROPS + 8 + MB_ADDR_SENDER_PROPS + MB_ADDR_RECIPIENT_PROPS)
+
+static int add_rcpt(struct submit_state *sub, int user, bool named, int cap)
 {
 	for (int i = 0; i < sub->nrcpt; i++)
-		if (sub->rcpt[i] == user)
+		if (sub->rcpt[i] == user) {
+			sub->named[i] = sub->named[i] || named;
 			return 0;
+		}
 	if (sub->nrcpt >= cap)
 		return MB_ETOOBIG;
+	sub->named[sub->nrcpt] = named;
 	sub->rcpt[sub->nrcpt++] = user;
-	(void)st;
 	return 0;
+}
+
+/* Tags the store sets on a submitted message, whatever the client set. */
+static bool stamped(uint32_t t)
+{
+	switch (t) {
+	case MB_PR_SENDER_NAME:
+	case MB_PR_DELIVERY_TIME:
+	case MB_PR_MESSAGE_FLAGS:
+	case MB_PR_SENDER_ENTRYID:
+	case MB_PR_SENDER_SEARCH_KEY:
+	case MB_PR_SENT_REPRESENTING_NAME:
+	case MB_PR_SENT_REPRESENTING_ENTRYID:
+	case MB_PR_SENT_REPRESENTING_SEARCH_KEY:
+	case MB_PR_REPLY_RECIPIENT_NAMES:
+	case MB_PR_REPLY_RECIPIENT_ENTRIES:
+	case MB_PR_CLIENT_SUBMIT_TIME:
+	case MB_PR_RECEIVED_BY_NAME:
+	case MB_PR_RECEIVED_BY_ENTRYID:
+	case MB_PR_RECEIVED_BY_SEARCH_KEY:
+	case MB_PR_RCVD_REPRESENTING_NAME:
+	case MB_PR_RCVD_REPRESENTING_ENTRYID:
+	case MB_PR_RCVD_REPRESENTING_SEARCH_KEY:
+	case MB_PR_MESSAGE_TO_ME:
+	case MB_PR_MESSAGE_CC_ME:
+	case MB_PR_MESSAGE_RECIP_ME:
+		return true;
+	}
+	return false;
 }
 
 /* SubmitMessage, phase 0 (home database): resolve recipients, save the
@@ -57,17 +92,18 @@ int mb__submit_begin(struct dbw *w, struct req *r, struct handle *h)
 	if (!sub)
 		return MB_ETOOBIG;
 	sub->rcpt = mb__ar(r, (size_t)cap * sizeof(int));
-	if (!sub->rcpt)
+	sub->named = mb__ar(r, (size_t)cap * sizeof(bool));
+	if (!sub->rcpt || !sub->named)
 		return MB_ETOOBIG;
 	for (uint16_t i = 0; i < rp->v.mv.n && !rc; i++) {
 		struct mb_bytes nm = rp->v.mv.v[i];
 		int idx;
 		if (mb_topology_find_user(st->topo, (const char *)nm.p, nm.len, &idx) == 0) {
-			rc = add_rcpt(st, sub, idx, cap);
+			rc = add_rcpt(sub, idx, true, cap);
 		} else if (mb_topology_find_list(st->topo, (const char *)nm.p, nm.len, &idx) == 0) {
 			const struct mb_topo_list *l = mb_topology_list(st->topo, idx);
 			for (int m = 0; m < l->nmembers && !rc; m++)
-				rc = add_rcpt(st, sub, (int)l->members[m], cap);
+				rc = add_rcpt(sub, (int)l->members[m], false, cap);
 		} else {
 			rc = MB_ENOTFOUND;
 		}
@@ -95,10 +131,13 @@ int mb__submit_begin(struct dbw *w, struct req *r, struct handle *h)
 	if (!sub->dl)
 		return MB_ETOOBIG;
 
-	/* the message as delivered: the sender's name, the time of sending */
+	/* the message as delivered: the sender's name and address properties
+	 * (addrprops.h), the time of sending */
 	const struct mb_topo_user *me = mb_topology_user(st->topo, r->sess->user);
-	struct mb_prop *dprops = mb__ar(r, (size_t)(n + 4) * sizeof(*dprops));
-	if (!dprops)
+	struct mb_prop *dprops =
+	    mb__ar(r, (size_t)(n + 4 + MB_ADDR_SENDER_PROPS) * sizeof(*dprops));
+	struct mb_addr *from = mb__ar(r, sizeof(*from));
+	if (!dprops || !from)
 		return MB_ETOOBIG;
 	uint16_t dn = 0;
 	for (uint16_t i = 0; i < n; i++) {
@@ -107,22 +146,25 @@ int mb__submit_begin(struct dbw *w, struct req *r, struct handle *h)
 			sub->delete_after = props[i].v.i != 0;
 			continue;
 		}
-		if (t == MB_PR_SENDER_NAME || t == MB_PR_DELIVERY_TIME || t == MB_PR_MESSAGE_FLAGS)
+		if (stamped(t))
 			continue;
 		dprops[dn++] = props[i];
 	}
+	int64_t now = mb_wall_ms();
 	dprops[dn++] = mb_prop_str(MB_PR_SENDER_NAME, me->name);
-	dprops[dn++] = mb_prop_i64(MB_PR_DELIVERY_TIME, mb_wall_ms());
+	dprops[dn++] = mb_prop_i64(MB_PR_DELIVERY_TIME, now);
+	mb_addr_build(from, me->name);
+	dn = (uint16_t)(dn + mb_addr_sender_props(from, now, dprops + dn));
 	if (!mb_props_find(dprops, dn, MB_PR_MESSAGE_CLASS))
 		dprops[dn++] = mb_prop_str(MB_PR_MESSAGE_CLASS, "IPM.Note");
 	sub->props = dprops;
 	sub->nprops = dn;
 
 	/* Sent Items copy, read */
-	struct mb_prop rest[MB_PROTO_MAX_PROPS + 8], sent[MB_PROTO_MAX_PROPS + 8];
+	struct mb_prop rest[DPROPS_MAX], sent[DPROPS_MAX];
 	uint16_t nrest;
 	struct mb_msg_in in;
-	if (dn + 1 > MB_PROTO_MAX_PROPS + 8)
+	if (dn + 1 > DPROPS_MAX)
 		return MB_ETOOBIG;
 	memcpy(sent, dprops, dn * sizeof(*sent));
 	sent[dn] = mb_prop_i64(MB_PR_MESSAGE_FLAGS,
@@ -169,18 +211,17 @@ int mb__submit_deliver(struct dbw *w, struct req *r)
 {
 	struct submit_state *sub = r->sub;
 	struct mb_store *st = r->st;
-	struct mb_prop rest[MB_PROTO_MAX_PROPS + 8];
+	struct mb_prop rest[DPROPS_MAX], rprops[DPROPS_MAX];
 	uint16_t nrest;
 	struct mb_msg_in in;
+	struct mb_addr to;
 	uint32_t count = 0;
+	int64_t now = mb_wall_ms();
 	int rc;
 
-	if (sub->nprops > MB_PROTO_MAX_PROPS + 8)
+	if (sub->nprops + MB_ADDR_RECIPIENT_PROPS > DPROPS_MAX)
 		return MB_ETOOBIG;
-	mb__msg_in_from_props(&in, sub->props, sub->nprops, rest, &nrest, mb_wall_ms());
-	in.flags = 0; /* unread */
-	in.attach = sub->attach;
-	in.nattach = sub->nattach;
+	memcpy(rprops, sub->props, sub->nprops * sizeof(*rprops));
 	rc = mb__txn_begin(w);
 	if (rc)
 		return rc;
@@ -194,6 +235,13 @@ int mb__submit_deliver(struct dbw *w, struct req *r)
 		const struct mb_topo_user *u = mb_topology_user(st->topo, sub->rcpt[i]);
 		if (u->db != w->index)
 			continue;
+		/* the row of this recipient: the message and its recipient group */
+		mb_addr_build(&to, u->name);
+		int nr = mb_addr_recipient_props(&to, sub->named[i], rprops + sub->nprops);
+		mb__msg_in_from_props(&in, rprops, (uint16_t)(sub->nprops + nr), rest, &nrest, now);
+		in.flags = 0; /* unread */
+		in.attach = sub->attach;
+		in.nattach = sub->nattach;
 		uint64_t mid, cn;
 		if (here > 1)
 			rc = mb_schema_msg_add_shared(w->schema, u->mailbox, MB_FID_INBOX, &in,

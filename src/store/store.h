@@ -87,11 +87,13 @@ void mb_store_delivery_counts(struct mb_store *s, uint64_t *per_db, uint64_t *pe
 /* ---- the initialisation ---- */
 
 /* What DATA/init.state's "version" says: the content an initialisation
- * writes.  2: every initialised message is read (docs/workload.md,
- * "Initialised mail is read"); 1: three in ten Inbox messages were unread.
+ * writes.  3: initialised mail carries the address properties of a
+ * received message (src/store/addrprops.h); 2: every initialised message
+ * is read (docs/workload.md, "Initialised mail is read"); 1: three in ten
+ * Inbox messages were unread.
  * A data directory of another version is not resumed or reused: `init`
  * says so and wants --restart. */
-#define MB_INIT_VERSION 2
+#define MB_INIT_VERSION 3
 
 /* ---- scaling (init and store agree on these) ---- */
 

@@ -135,7 +135,8 @@ struct submit_state {
 	int *dbs;  /* their numbers */
 	int phase; /* 0: saved, submitted; k <= ndb: delivery to dbs[k-1]; ndb+1: sent */
 	int nrcpt;
-	int *rcpt; /* user indices, deduplicated */
+	int *rcpt;   /* user indices, deduplicated */
+	bool *named; /* rcpt[i] named as a recipient (else reached through a list) */
 	uint64_t sent_mid;
 	bool delete_after;	/* PidTagDeleteAfterSubmit: the last phase deletes it */
 	struct mb_delivery *dl; /* nrcpt */

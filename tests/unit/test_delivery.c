@@ -2,10 +2,14 @@
  * thread, real databases): delivery to users and distribution lists
  * (expanded, deduplicated), one durable transaction per database, the
  * local-delivery counters (once per message per database, once per
- * recipient), the Sent Items copy (marked sent by the submit's last
+ * recipient), the address properties of each recipient's copy, the Sent
+ * Items copy (marked sent by the submit's last
  * phase, or deleted by it under PidTagDeleteAfterSubmit), notifications,
  * and refusal of unknown recipients without any delivery. */
+#include <ctype.h>
 #include <math.h>
+#include <stdio.h>
+#include <string.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -162,6 +166,35 @@ static void test_users_and_lists(void **state)
 		assert_true(mb_bytes_eq_str(subj->v.b, "to users and a list"));
 		assert_int_equal(flags->v.i & MB_MSGFLAG_READ, 0);
 		assert_true(mb_bytes_eq_str(from->v.b, mb_topology_user(T.topo, 0)->name));
+		/* MAPI's incoming-message address properties: the sender's
+		 * search key, the recipient's own name and entry id, and
+		 * "to me" only for a recipient named (user 2 and user 14; the
+		 * list's other members were not) */
+		uint32_t tags[4] = {MB_PR_SENDER_SEARCH_KEY, MB_PR_RECEIVED_BY_NAME,
+				    MB_PR_RECEIVED_BY_ENTRYID, MB_PR_MESSAGE_TO_ME};
+		struct mb_op gp = opbatch_get_props(1, tags, 4);
+		struct mb_op_reply pr;
+		assert_int_equal(storetest_one(c, &gp, &pr), 0);
+		assert_int_equal(pr.u.props.n, 4);
+		char want_key[160];
+		snprintf(want_key, sizeof(want_key),
+			 "EX:/O=MAILBENCH/OU=FIRST ADMINISTRATIVE GROUP/CN=RECIPIENTS/CN=%s",
+			 mb_topology_user(T.topo, 0)->name);
+		for (char *q = want_key; *q; q++)
+			*q = (char)toupper((unsigned char)*q);
+		assert_int_equal(pr.u.props.props[0].v.b.len, strlen(want_key) + 1);
+		assert_memory_equal(pr.u.props.props[0].v.b.p, want_key, strlen(want_key) + 1);
+		const char *me = mb_topology_user(T.topo, (int)dl[i].mailbox - 1)->name;
+		assert_true(mb_bytes_eq_str(pr.u.props.props[1].v.b, me));
+		const struct mb_bytes eid = pr.u.props.props[2].v.b;
+		assert_int_equal(eid.len, 28 +
+					      strlen("/o=mailbench/ou=First Administrative "
+						     "Group/cn=Recipients/cn=") +
+					      strlen(me) + 1);
+		assert_int_equal(eid.p[20], 1); /* version 1, type 0: a local mail user */
+		assert_int_equal(eid.p[24], 0);
+		bool named = dl[i].mailbox == 2 || dl[i].mailbox == 14;
+		assert_int_equal(pr.u.props.props[3].v.i != 0, named);
 		mb_client_destroy(c);
 	}
 	/* notification to the logged-on recipient, Inbox grew by one */
