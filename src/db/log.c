@@ -101,6 +101,7 @@ struct mb_log {
 	 * at the durable end, whether its shadow copy is down */
 	size_t sec;	/* the sector (log_set_sector, else the checkpoint's) */
 	bool sec_asked; /* log_set_sector named one (not the default) */
+	bool sec_known; /* asked, recorded, or the log is new: checkpoints record it */
 	uint8_t tail[MB_LOG_SECTOR_MAX];
 	size_t tail_len;
 	bool shadow;
@@ -697,6 +698,7 @@ void log_set_sector(struct mb_log *l, uint32_t sec)
 {
 	l->sec = sec ? sec : MB_LOG_SECTOR_SIZE;
 	l->sec_asked = sec != 0;
+	l->sec_known = sec != 0;
 }
 
 uint32_t log_sector(const struct mb_log *l) { return (uint32_t)l->sec; }
@@ -928,7 +930,8 @@ int log_error(struct mb_log *l)
 /* ---------------------------- checkpoints ---------------------------- */
 
 /* The checkpoint file, 32 bytes: the magic, the redo LSN (8 bytes), the
- * log's sector (4; 0 in files written before it was recorded), 4
+ * log's sector (4; 0 when not known: files written before it was recorded,
+ * and the logs they belong to, unless a sector is named), 4
  * zero bytes, the CRC-32 of the 24 before it (4), 4 zero bytes. */
 #define CKPT_MAGIC "MBCKPT01"
 
@@ -938,6 +941,8 @@ int log_read_checkpoint(struct mb_log *l, uint64_t *redo)
 	snprintf(p, sizeof(p), "%s/checkpoint", l->dir);
 	struct mb_file *f;
 	int r = mb_io_open(l->io, p, MB_IO_RDONLY, MB_FILE_OTHER, &f);
+	if (r == MB_ENOTFOUND)
+		l->sec_known = true; /* a new log: written in the sector set */
 	if (r < 0)
 		return r;
 	uint8_t b[32];
@@ -957,6 +962,8 @@ int log_read_checkpoint(struct mb_log *l, uint64_t *redo)
 			return MB_ECONFIG;
 		l->sec = sec;
 	}
+	if (sec)
+		l->sec_known = true;
 	*redo = rd64(b + 8);
 	l->ckpt_redo = *redo;
 	return 0;
@@ -970,7 +977,9 @@ int log_write_checkpoint(struct mb_log *l, uint64_t redo)
 	uint8_t b[32] = {0};
 	memcpy(b, CKPT_MAGIC, 8);
 	wr64(b + 8, redo);
-	wr32(b + 16, (uint32_t)l->sec);
+	/* a log opened from a file that recorded none, with none named, may
+	 * have been written in another sector: it stays unrecorded */
+	wr32(b + 16, l->sec_known ? (uint32_t)l->sec : 0);
 	wr32(b + 24, crc32_gzip_refl(0, b, 24));
 	struct mb_file *f;
 	int r = mb_io_open(l->io, t, MB_IO_CREATE | MB_IO_TRUNC, MB_FILE_OTHER, &f);

@@ -170,6 +170,12 @@ int mb__submit_begin(struct dbw *w, struct req *r, struct handle *h)
 	sent[dn] = mb_prop_i64(MB_PR_MESSAGE_FLAGS,
 			       MB_MSGFLAG_READ | MB_MSGFLAG_SUBMIT | MB_MSGFLAG_UNSENT);
 	mb__msg_in_from_props(&in, sent, (uint16_t)(dn + 1), rest, &nrest, mb_wall_ms());
+	/* a stored row holds at most MB_PROTO_MAX_PROPS properties: each
+	 * recipient's copy has the recipient group more than this one, so a
+	 * message whose copies would not fit is refused before anything is
+	 * written */
+	if (nrest + MB_ADDR_RECIPIENT_PROPS > MB_PROTO_MAX_PROPS)
+		return MB_ETOOBIG;
 	sub->body = in.body;
 	sub->body_len = in.body_len;
 	/* the attachments travel with the request (delivery runs on other

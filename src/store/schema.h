@@ -5,26 +5,33 @@
  *   "mailboxes" mailbox(u32)                         -> mailbox record
  *   "folders"   mailbox(u32) folder(u32)             -> folder record + name
  *   "messages"  mailbox(u32) mid(u64)                -> message record + props
- *   "bodies"    mailbox(u32) mid(u64)                -> body bytes (long value)
+ *   "bodies"    content: mailbox(u32) mid(u64)       -> body bytes (long value)
  *   "by_time"   mailbox(u32) folder(u32) ~time(u64) mid(u64) -> ""  (newest first)
  *   "by_cn"     mailbox(u32) folder(u32) cn(u64)     -> mid(u64) deleted(u8)
  *   "calendar"  mailbox(u32) start(u64, biased) mid(u64) -> end(i64) busy(u32)
  *               (appointments of the Calendar folder only)
  *   "attachments" mailbox(u32) mid(u64) num(u16)     -> kind(u8) size(u32) name
- *   "attach_data" mailbox(u32) mid(u64) num(u16)     -> the attachment's bytes
+ *   "attach_data" content num(u16)                   -> the attachment's bytes
  *               (long value; an attachment is an object of its own, read
  *               only when opened, never with the message)
- * The two attachment trees are created on open when missing, so data
- * directories initialised before them open unchanged (no attachments).
+ *   "instances" content                              -> rows sharing it (u32)
+ * A message's content key is its own (mailbox, mid), or, for a row of a
+ * single-instance delivery (mb_schema_msg_add_shared), the shared content's
+ * (mailbox | CONTENT_BIT, mid) written in the row; "instances" counts the
+ * rows of a shared content (absent: 1).  The attachment trees and
+ * "instances" are created on open when missing, so data directories
+ * initialised before them open unchanged.
  * Folder numbers are the local part of a wire folder id (proto.h).
  *
  * Invariants: every write function must run inside a transaction of the
  * database (mb_db_begin .. commit) and keeps all trees consistent with each
  * other: a message row, its body, its by_time entry and exactly one by_cn
- * entry (its last change) exist together; a deleted or moved-out message
+ * entry (its last change) exist together, its body under its content key
+ * while any row refers to it; a deleted or moved-out message
  * leaves a tombstone in its old folder's by_cn; folder counts match the
  * messages; a message row's attachment count says how many attachments
- * (numbered 1..count) it has, each with its meta and data rows, and its
+ * (numbered 1..count) it has, each with its meta row and a data row under
+ * its content key, and its
  * PR_MESSAGE_SIZE counts them.  Message ids and change numbers come from the mailbox record
  * and only grow.  Functions return 0 or MB_E*; MB_ENOTFOUND for a missing
  * mailbox, folder or message.

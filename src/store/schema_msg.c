@@ -359,6 +359,8 @@ int mb_schema_msg_add(struct mb_schema *s, uint32_t mailbox, uint32_t folder,
 	struct mb_mailbox_rec m;
 	struct mb_folder_rec f;
 	struct mb_msg_rec r;
+	if (mailbox & CONTENT_BIT)
+		return MB_EINVAL;
 	int rc = mb__schema_mbx_folder_get(s, mailbox, folder, &m, &f);
 
 	if (rc)

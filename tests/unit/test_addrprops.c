@@ -13,6 +13,13 @@
 
 #include "store/addrprops.h"
 
+static const struct mb_prop *find(const struct mb_prop *p, int n, uint32_t tag)
+{
+	const struct mb_prop *q = mb_props_find(p, (uint16_t)n, tag);
+	assert_non_null(q);
+	return q;
+}
+
 static uint32_t get32(const uint8_t *p)
 {
 	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
@@ -58,25 +65,47 @@ static void test_groups(void **state)
 	mb_addr_build(&to, "cy");
 	int n = mb_addr_sender_props(&from, 12345, p);
 	assert_int_equal(n, MB_ADDR_SENDER_PROPS);
-	const struct mb_prop *q = mb_props_find(p, (uint16_t)n, MB_PR_SENDER_ENTRYID);
-	assert_non_null(q);
+	const struct mb_prop *q = find(p, n, MB_PR_SENDER_ENTRYID);
 	assert_int_equal(q->v.b.len, from.entryid_len);
-	q = mb_props_find(p, (uint16_t)n, MB_PR_SENT_REPRESENTING_NAME);
-	assert_true(mb_bytes_eq_str(q->v.b, "bob"));
-	q = mb_props_find(p, (uint16_t)n, MB_PR_CLIENT_SUBMIT_TIME);
-	assert_int_equal(q->v.i, 12345);
-	assert_non_null(mb_props_find(p, (uint16_t)n, MB_PR_REPLY_RECIPIENT_ENTRIES));
+	assert_memory_equal(q->v.b.p, from.entryid, from.entryid_len);
+	q = find(p, n, MB_PR_SENDER_SEARCH_KEY);
+	assert_memory_equal(q->v.b.p, from.search_key, from.search_key_len);
+	assert_true(mb_bytes_eq_str(find(p, n, MB_PR_SENT_REPRESENTING_NAME)->v.b, "bob"));
+	assert_int_equal(find(p, n, MB_PR_SENT_REPRESENTING_ENTRYID)->v.b.len, from.entryid_len);
+	assert_true(mb_bytes_eq_str(find(p, n, MB_PR_REPLY_RECIPIENT_NAMES)->v.b, "bob"));
+	assert_int_equal(find(p, n, MB_PR_REPLY_RECIPIENT_ENTRIES)->v.b.len, from.entries_len);
+	assert_int_equal(find(p, n, MB_PR_CLIENT_SUBMIT_TIME)->v.i, 12345);
 	n = mb_addr_recipient_props(&to, false, p);
 	assert_int_equal(n, MB_ADDR_RECIPIENT_PROPS);
-	q = mb_props_find(p, (uint16_t)n, MB_PR_RECEIVED_BY_NAME);
-	assert_true(mb_bytes_eq_str(q->v.b, "cy"));
-	q = mb_props_find(p, (uint16_t)n, MB_PR_RCVD_REPRESENTING_SEARCH_KEY);
-	assert_int_equal(q->v.b.len, to.search_key_len);
-	assert_int_equal(mb_props_find(p, (uint16_t)n, MB_PR_MESSAGE_TO_ME)->v.i, 0);
-	assert_int_equal(mb_props_find(p, (uint16_t)n, MB_PR_MESSAGE_RECIP_ME)->v.i, 0);
+	assert_true(mb_bytes_eq_str(find(p, n, MB_PR_RECEIVED_BY_NAME)->v.b, "cy"));
+	q = find(p, n, MB_PR_RECEIVED_BY_ENTRYID);
+	assert_memory_equal(q->v.b.p, to.entryid, to.entryid_len);
+	assert_true(mb_bytes_eq_str(find(p, n, MB_PR_RCVD_REPRESENTING_NAME)->v.b, "cy"));
+	assert_int_equal(find(p, n, MB_PR_RCVD_REPRESENTING_SEARCH_KEY)->v.b.len,
+			 to.search_key_len);
+	assert_int_equal(find(p, n, MB_PR_MESSAGE_TO_ME)->v.i, 0);
+	assert_int_equal(find(p, n, MB_PR_MESSAGE_RECIP_ME)->v.i, 0);
 	n = mb_addr_recipient_props(&to, true, p);
-	assert_int_equal(mb_props_find(p, (uint16_t)n, MB_PR_MESSAGE_TO_ME)->v.i, 1);
-	assert_int_equal(mb_props_find(p, (uint16_t)n, MB_PR_MESSAGE_CC_ME)->v.i, 0);
+	assert_int_equal(find(p, n, MB_PR_MESSAGE_TO_ME)->v.i, 1);
+	assert_int_equal(find(p, n, MB_PR_MESSAGE_RECIP_ME)->v.i, 1);
+	assert_int_equal(find(p, n, MB_PR_MESSAGE_CC_ME)->v.i, 0);
+}
+
+/* A name longer than a wire name is cut to MB_PROTO_MAX_NAME, and the ids
+ * built from it stay within their buffers. */
+static void test_long_name(void **state)
+{
+	(void)state;
+	char longname[MB_PROTO_MAX_NAME + 40];
+	memset(longname, 'x', sizeof(longname) - 1);
+	longname[sizeof(longname) - 1] = 0;
+	struct mb_addr a;
+	mb_addr_build(&a, longname);
+	assert_int_equal(strlen(a.name), MB_PROTO_MAX_NAME);
+	assert_true(a.entryid_len <= sizeof(a.entryid));
+	assert_int_equal(a.entryid[a.entryid_len - 1], 0);
+	assert_true(a.search_key_len <= sizeof(a.search_key));
+	assert_true(a.entries_len <= sizeof(a.entries));
 }
 
 int main(void)
@@ -84,6 +113,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_ids),
 	    cmocka_unit_test(test_groups),
+	    cmocka_unit_test(test_long_name),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -308,6 +308,36 @@ static void test_many_sequential(void **state)
 	mb_client_destroy(b);
 }
 
+/* A message whose recipients' copies would hold more properties than a
+ * stored row can (each copy has the store's address properties more than
+ * the draft) is refused before anything is written: no Sent Items copy,
+ * no delivery. */
+static void test_too_many_props(void **state)
+{
+	(void)state;
+	struct mb_client *a = storetest_client(&T, 8, 0);
+	assert_non_null(a);
+	struct mb_bytes name = mb_str(mb_topology_user(T.topo, 9)->name);
+	struct mb_prop props[MB_PROTO_MAX_PROPS];
+	opbatch_mail_props(props, "many properties", "body", &name, 1);
+	for (uint16_t i = 3; i < 50; i++)
+		props[i] = mb_prop_i64(MB_PTAG((uint16_t)(0x6900 + i), MB_PT_I32), i);
+	uint32_t sent = folder_count(a, MB_FID_SENT);
+	uint64_t db0, rc0, db1, rc1;
+	mb_store_delivery_counts(T.st, &db0, &rc0);
+	struct mb_op ops[3];
+	struct mb_reply rep;
+	memset(ops, 0, sizeof(ops));
+	opbatch_compose(ops, MB_FID(mb_client_mailbox(a), MB_FID_SENT), 7, props, 50, MB_OP_SUBMIT);
+	assert_int_equal(mb_client_call(a, ops, 3, &rep), 0);
+	assert_int_equal(rep.ops[1].status, 0);
+	assert_int_equal(rep.ops[2].status, MB_ETOOBIG);
+	mb_store_delivery_counts(T.st, &db1, &rc1);
+	assert_int_equal(rc1 - rc0, 0);
+	assert_int_equal(folder_count(a, MB_FID_SENT), sent);
+	mb_client_destroy(a);
+}
+
 /* The generated lists: with home_db_pct, that share of a list's members
  * (about) are on the list's home database (lists take the databases in
  * turn); at 0 they spread over all databases; sizes keep the published
@@ -365,7 +395,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_users_and_lists),	cmocka_unit_test(test_delete_after_submit),
 	    cmocka_unit_test(test_unknown_recipient),	cmocka_unit_test(test_many_sequential),
-	    cmocka_unit_test(test_lists_home_database),
+	    cmocka_unit_test(test_lists_home_database), cmocka_unit_test(test_too_many_props),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

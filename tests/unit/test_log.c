@@ -431,6 +431,25 @@ static void test_sector_recorded(void **state)
 	assert_int_equal(log_read_checkpoint(f.l, &redo), 0);
 	assert_int_equal(log_sector(f.l), S);
 	lfx_end(&f);
+
+	/* a checkpoint file that records none (written before the sector was
+	 * recorded) is read in the sector set, and with none named the next
+	 * checkpoint records none either: a later open may name the one the
+	 * log was written in */
+	lfx_begin(&f, 0); /* no checkpoint read: the sector not known */
+	assert_int_equal(log_write_checkpoint(f.l, 0), 0);
+	log_close(f.l);
+	assert_int_equal(log_open(f.io, f.dir, &f.l), 0);
+	log_set_sector(f.l, 0);
+	assert_int_equal(log_read_checkpoint(f.l, &redo), 0);
+	assert_int_equal(log_sector(f.l), MB_LOG_SECTOR_SIZE);
+	assert_int_equal(log_write_checkpoint(f.l, 0), 0);
+	log_close(f.l);
+	assert_int_equal(log_open(f.io, f.dir, &f.l), 0);
+	log_set_sector(f.l, (uint32_t)S);
+	assert_int_equal(log_read_checkpoint(f.l, &redo), 0);
+	assert_int_equal(log_sector(f.l), S);
+	lfx_end(&f);
 }
 
 /* The edges of the repair: a record whose header reaches into the torn

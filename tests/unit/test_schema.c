@@ -400,6 +400,21 @@ static void test_single_instance(void **state)
 	read_attach(f, 12, cmid, "attached bytes");
 	read_body(f, 13, mid[2], "shared body");
 
+	/* a read flag and a properties-only update (the body kept) keep the
+	 * row's reference */
+	struct mb_msg_in keep = in;
+	keep.keep_body = true;
+	keep.attach = NULL;
+	keep.nattach = 0;
+	assert_int_equal(mb_db_begin(f->db), 0);
+	assert_int_equal(mb_schema_msg_set_flags(f->s, 13, mid[2], MB_MSGFLAG_READ, NULL), 0);
+	assert_int_equal(mb_schema_msg_update(f->s, 12, mid[1], &keep, f->tmp, NULL), 0);
+	assert_int_equal(mb_db_commit(f->db), 0);
+	read_body(f, 13, mid[2], "shared body");
+	read_body(f, 12, mid[1], "shared body");
+	read_attach(f, 12, mid[1], "attached bytes");
+	assert_int_equal(tree_keys(f, "bodies"), bodies0 + 1);
+
 	/* a new body: the row's own, with its own copy of the attachment */
 	struct mb_msg_in up = in;
 	up.body = "edited";
@@ -425,6 +440,17 @@ static void test_single_instance(void **state)
 	read_body(f, 12, cmid, "shared body");
 	read_attach(f, 12, cmid, "attached bytes");
 	assert_int_equal(tree_keys(f, "instances"), 0); /* one row left: count 1 */
+	/* a copy of the last row shares again; deleting one leaves the other */
+	uint64_t cmid2;
+	assert_int_equal(mb_db_begin(f->db), 0);
+	assert_int_equal(mb_schema_msg_move(f->s, 12, cmid, MB_FID_INBOX, true, f->tmp, &cmid2), 0);
+	assert_int_equal(mb_db_commit(f->db), 0);
+	assert_int_equal(tree_keys(f, "instances"), 1);
+	assert_int_equal(tree_keys(f, "bodies"), bodies0 + 2);
+	assert_int_equal(mb_db_begin(f->db), 0);
+	assert_int_equal(mb_schema_msg_delete(f->s, 12, cmid2), 0);
+	assert_int_equal(mb_db_commit(f->db), 0);
+	read_body(f, 12, cmid, "shared body");
 	assert_int_equal(mb_db_begin(f->db), 0);
 	assert_int_equal(mb_schema_msg_delete(f->s, 12, cmid), 0);
 	assert_int_equal(mb_schema_msg_delete(f->s, 11, mid[0]), 0);
