@@ -353,35 +353,11 @@ static int msg_refiled(struct mb_schema *s, uint32_t mailbox, const struct mb_ma
 	return rc;
 }
 
-int mb_schema_msg_add(struct mb_schema *s, uint32_t mailbox, uint32_t folder,
-		      const struct mb_msg_in *in, struct mb_buf *tmp, uint64_t *mid, uint64_t *cn)
-{
-	struct mb_mailbox_rec m;
-	struct mb_folder_rec f;
-	struct mb_msg_rec r;
-	if (mailbox & CONTENT_BIT)
-		return MB_EINVAL;
-	int rc = mb__schema_mbx_folder_get(s, mailbox, folder, &m, &f);
-
-	if (rc)
-		return rc;
-	rec_from_in(&r, folder, in);
-	rc = write_new(s, mailbox, &m, &r, in->props, in->nprops, in->body, in->body_len,
-		       in->attach, in->nattach, true, tmp);
-	if (!rc)
-		rc = mb__schema_mbx_put(s, mailbox, &m);
-	if (!rc) {
-		if (mid)
-			*mid = r.mid;
-		if (cn)
-			*cn = r.cn;
-	}
-	return rc;
-}
-
-int mb_schema_msg_add_shared(struct mb_schema *s, uint32_t mailbox, uint32_t folder,
-			     const struct mb_msg_in *in, struct mb_schema_content *c,
-			     struct mb_buf *tmp, uint64_t *mid, uint64_t *cn)
+/* A new message in folder of mailbox: its own content, or (c given) the
+ * content of a single-instance delivery, stored by its first row. */
+static int msg_add(struct mb_schema *s, uint32_t mailbox, uint32_t folder,
+		   const struct mb_msg_in *in, struct mb_schema_content *c, struct mb_buf *tmp,
+		   uint64_t *mid, uint64_t *cn)
 {
 	struct mb_mailbox_rec m;
 	struct mb_folder_rec f;
@@ -392,15 +368,17 @@ int mb_schema_msg_add_shared(struct mb_schema *s, uint32_t mailbox, uint32_t fol
 	if (rc)
 		return rc;
 	rec_from_in(&r, folder, in);
-	bool store = !c->stored;
-	if (store) {
-		/* the content's key: this delivery's first row, marked */
-		c->mbx = mailbox | CONTENT_BIT;
-		c->mid = m.next_mid;
+	bool store = !c || !c->stored;
+	if (c) {
+		if (store) {
+			/* the content's key: this delivery's first row, marked */
+			c->mbx = mailbox | CONTENT_BIT;
+			c->mid = m.next_mid;
+		}
+		r.shared = true;
+		r.content_mbx = c->mbx;
+		r.content_mid = c->mid;
 	}
-	r.shared = true;
-	r.content_mbx = c->mbx;
-	r.content_mid = c->mid;
 	rc = write_new(s, mailbox, &m, &r, in->props, in->nprops, in->body, in->body_len,
 		       in->attach, in->nattach, store, tmp);
 	if (!rc && !store) {
@@ -412,13 +390,27 @@ int mb_schema_msg_add_shared(struct mb_schema *s, uint32_t mailbox, uint32_t fol
 	if (!rc)
 		rc = mb__schema_mbx_put(s, mailbox, &m);
 	if (!rc) {
-		c->stored = true;
+		if (c)
+			c->stored = true;
 		if (mid)
 			*mid = r.mid;
 		if (cn)
 			*cn = r.cn;
 	}
 	return rc;
+}
+
+int mb_schema_msg_add(struct mb_schema *s, uint32_t mailbox, uint32_t folder,
+		      const struct mb_msg_in *in, struct mb_buf *tmp, uint64_t *mid, uint64_t *cn)
+{
+	return msg_add(s, mailbox, folder, in, NULL, tmp, mid, cn);
+}
+
+int mb_schema_msg_add_shared(struct mb_schema *s, uint32_t mailbox, uint32_t folder,
+			     const struct mb_msg_in *in, struct mb_schema_content *c,
+			     struct mb_buf *tmp, uint64_t *mid, uint64_t *cn)
+{
+	return msg_add(s, mailbox, folder, in, c, tmp, mid, cn);
 }
 
 int mb_schema_msg_get(struct mb_schema *s, uint32_t mailbox, uint64_t mid, struct mb_val *val,
