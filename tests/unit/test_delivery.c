@@ -174,6 +174,7 @@ static void test_users_and_lists(void **state)
 				    MB_PR_RECEIVED_BY_ENTRYID, MB_PR_MESSAGE_TO_ME};
 		struct mb_op gp = opbatch_get_props(1, tags, 4);
 		struct mb_op_reply pr;
+		memset(&pr, 0, sizeof(pr));
 		assert_int_equal(storetest_one(c, &gp, &pr), 0);
 		assert_int_equal(pr.u.props.n, 4);
 		char want_key[160];
