@@ -1,7 +1,10 @@
 /* cmd_check.c: `mailbench check --data DIR`: the integrity check of every
  * storage group, database and log under a data directory (see
- * mb_db_check_dir in db/db.h).  Each group is opened as a mount would (its
- * log is replayed first), checked read-only and closed.
+ * mb_db_check_dir in db/db.h), then, for a mailbox data directory, the
+ * store's content check (mb_store_check_content, store/ackcheck.h: every
+ * message's body and attachments present, single-instance counts right,
+ * nothing shared left without a row).  Each group is opened as a mount
+ * would (its log is replayed first), checked read-only and closed.
  * Exit codes: 0 clean, 1 problems found (each printed, naming file, tree and
  * page), 2 usage or input error, 3 runtime failure (e.g. the data is in use
  * by a running store).
@@ -114,6 +117,23 @@ static int check_main(void *args, int argc, char **argv)
 		return MB_EXIT_RUNTIME;
 	}
 	rep.problems += topo_db_missing(o.data, on_problem, &printed, &rep);
+	/* the store's content (a mailbox data directory's databases, when the
+	 * engine found them sound): bodies, attachments, shared instances */
+	struct mb_content_report crep;
+	bool content = false;
+	memset(&crep, 0, sizeof(crep));
+	if (r == 0 && !rep.problems && access(topo_path, F_OK) == 0) {
+		char err[1024];
+		int rc =
+		    mb_store_check_content(o.data, on_problem, &printed, &crep, err, sizeof(err));
+		if (rc) {
+			fprintf(stderr, "mailbench check: %s: cannot check the content: %s\n",
+				o.data, err[0] ? err : mb_strerror(rc));
+			return MB_EXIT_RUNTIME;
+		}
+		content = true;
+		rep.problems += crep.problems;
+	}
 	if (!o.quiet || rep.problems) {
 		double mb = (double)rep.bytes / (1024.0 * 1024.0);
 		printf("checked %llu storage group(s), %llu database(s), %llu tree(s): "
@@ -124,6 +144,12 @@ static int check_main(void *args, int argc, char **argv)
 		       (unsigned long long)rep.free_pages, (unsigned long long)rep.keys,
 		       (unsigned long long)rep.long_values, (unsigned long long)rep.log_segments,
 		       (unsigned long long)rep.log_records);
+		if (content)
+			printf("content of %llu message rows (%llu sharing %llu single-instance "
+			       "contents): %llu problem(s)\n",
+			       (unsigned long long)crep.rows, (unsigned long long)crep.shared_rows,
+			       (unsigned long long)crep.contents,
+			       (unsigned long long)crep.problems);
 		printf("%.1f MiB in %.2f s (%.1f MiB/s): %s\n", mb, rep.seconds,
 		       rep.seconds > 0 ? mb / rep.seconds : 0.0,
 		       rep.problems ? "PROBLEMS FOUND" : "clean");
@@ -162,7 +188,10 @@ const struct mb_cmd_entry mb_cmd_check_entry = {
 	     "long-value chains, free-space accounting and log record checksums.  Each storage\n"
 	     "group's log is replayed first.  A database that DATA/topology.json lists but\n"
 	     "that is missing is a problem; a disk that cannot be written (full, read-only:\n"
-	     "recovery must write) is a runtime failure, never damage.",
+	     "recovery must write) is a runtime failure, never damage.  Then, for a mailbox\n"
+	     "data directory (DATA/topology.json) the engine found sound, the store's content:\n"
+	     "every message's body and attachments present, every single-instance count the\n"
+	     "number of messages that share the content, nothing shared left without one.",
     .epilog = "exit codes: 0 clean, 1 problems found, 2 usage error, 3 runtime failure",
     .opts = check_opts_table,
     .nopts = (int)(sizeof(check_opts_table) / sizeof(check_opts_table[0])),

@@ -1,7 +1,9 @@
-/* ackcheck.c: the ack-log oracle (see ackcheck.h).  The log is read into
- * one array, sorted by (mailbox, mid) and folded into one verdict per
- * message; then each storage group is opened once and each database's
- * messages are looked up through the store's schema. */
+/* ackcheck.c: the store-level checks of a data directory (see
+ * ackcheck.h): the ack-log oracle and the content check, both over
+ * mb_store_foreach_schema, which opens each storage group once and each
+ * database through the store's schema.  The ack log is read into one
+ * array, sorted by (mailbox, mid) and folded into one verdict per message;
+ * then each database's messages are looked up. */
 #include "store/ackcheck.h"
 
 #include <inttypes.h>
@@ -122,40 +124,11 @@ static int read_log(const char *path, struct entry **out, size_t *n_out, uint64_
 	return 0;
 }
 
-int mb_ackcheck_run(const char *data_dir, const char *ack_log,
-		    void (*cb)(void *arg, const char *msg), void *arg,
-		    struct mb_ackcheck_report *rep, char *err, size_t errlen)
+int mb_store_foreach_schema(const char *data_dir, const struct mb_topology *topo,
+			    mb_schema_visit fn, void *arg, char *err, size_t errlen)
 {
-	memset(rep, 0, sizeof(*rep));
-	err[0] = '\0';
-	struct entry *v = NULL;
-	size_t n = 0;
-	int rc = read_log(ack_log, &v, &n, &rep->lines, err, errlen);
-	if (rc != 0)
-		return rc;
-	char path[4096];
-	snprintf(path, sizeof(path), "%s/topology.json", data_dir);
-	struct mb_topology *topo = NULL;
-	rc = mb_topology_read(path, &topo, err, errlen);
-	if (rc != 0) {
-		free(v);
-		return rc;
-	}
 	const struct mb_topo_info *ti = mb_topology_info(topo);
-	int nusers = mb_topology_user_count(topo);
-	for (size_t i = 0; i < n; i++) {
-		if (v[i].kinds & K_DELETE)
-			rep->must_be_gone++;
-		else if (v[i].kinds & K_PENDING)
-			rep->in_flight++;
-		else
-			rep->must_exist++;
-		if (v[i].mailbox > (uint32_t)nusers) {
-			rep->unknown_mailbox++;
-			problem(rep, cb, arg, "%s: mailbox %u is not in the topology", ack_log,
-				v[i].mailbox);
-		}
-	}
+	int rc = 0;
 	/* one storage group at a time, each database once */
 	for (int sg = 1; rc == 0 && sg <= ti->storage_groups; sg++) {
 		char dir[4096], logdir[4096];
@@ -177,8 +150,9 @@ int mb_ackcheck_run(const char *data_dir, const char *ack_log,
 		for (int db = 1; rc == 0 && db <= ti->databases; db++) {
 			if (mb_topology_db_sg(topo, db) != sg)
 				continue;
-			char name[32];
+			char name[32], where[4200];
 			snprintf(name, sizeof(name), "db%02d.mdb", db);
+			snprintf(where, sizeof(where), "%s/%s", dir, name);
 			struct mb_db *d = NULL;
 			struct mb_schema *s = NULL;
 			rc = mb_db_open(g, name, 0, 0, &d);
@@ -190,40 +164,13 @@ int mb_ackcheck_run(const char *data_dir, const char *ack_log,
 			}
 			rc = mb_schema_open(d, false, &s);
 			if (rc != 0) {
-				snprintf(err, errlen, "%s/%s: cannot open: %s", dir, name,
+				snprintf(err, errlen, "%s: cannot open: %s", where,
 					 mb_strerror(rc));
 				if (d)
 					mb_db_close(d);
 				break;
 			}
-			for (size_t i = 0; rc == 0 && i < n; i++) {
-				uint32_t mb = v[i].mailbox;
-				if (mb == 0 || mb > (uint32_t)nusers ||
-				    mb_topology_user(topo, (int)mb - 1)->db != db)
-					continue;
-				bool exists = false;
-				rc = mb_schema_msg_exists(s, mb, v[i].mid, &exists);
-				if (rc != 0) {
-					snprintf(err, errlen, "%s/%s: lookup of %u/%" PRIu64 ": %s",
-						 dir, name, mb, v[i].mid, mb_strerror(rc));
-					break;
-				}
-				if ((v[i].kinds & K_DELETE) && exists) {
-					rep->resurrected++;
-					problem(
-					    rep, cb, arg,
-					    "mailbox %u message %" PRIu64
-					    ": deletion acknowledged, but the message is present",
-					    mb, v[i].mid);
-				} else if (v[i].kinds == K_CREATE && !exists) {
-					rep->missing++;
-					problem(rep, cb, arg,
-						"mailbox %u message %" PRIu64
-						": creation acknowledged, but the message is "
-						"missing (lost)",
-						mb, v[i].mid);
-				}
-			}
+			rc = fn(arg, where, db, s, err, errlen);
 			mb_schema_close(s);
 			mb_db_close(d);
 		}
@@ -233,6 +180,123 @@ int mb_ackcheck_run(const char *data_dir, const char *ack_log,
 			snprintf(err, errlen, "%s: close: %s", dir, mb_strerror(rc2));
 		}
 	}
+	return rc;
+}
+
+/* The ack log's verdicts against one database's messages. */
+struct ack_pass {
+	const struct entry *v;
+	size_t n;
+	const struct mb_topology *topo;
+	struct mb_ackcheck_report *rep;
+	void (*cb)(void *, const char *);
+	void *arg;
+	int nusers;
+};
+
+static int ack_db(void *p, const char *where, int db, struct mb_schema *s, char *err, size_t errlen)
+{
+	struct ack_pass *a = p;
+	int rc = 0;
+	for (size_t i = 0; rc == 0 && i < a->n; i++) {
+		uint32_t mb = a->v[i].mailbox;
+		if (mb == 0 || mb > (uint32_t)a->nusers ||
+		    mb_topology_user(a->topo, (int)mb - 1)->db != db)
+			continue;
+		bool exists = false;
+		rc = mb_schema_msg_exists(s, mb, a->v[i].mid, &exists);
+		if (rc != 0) {
+			snprintf(err, errlen, "%s: lookup of %u/%" PRIu64 ": %s", where, mb,
+				 a->v[i].mid, mb_strerror(rc));
+			break;
+		}
+		if ((a->v[i].kinds & K_DELETE) && exists) {
+			a->rep->resurrected++;
+			problem(a->rep, a->cb, a->arg,
+				"mailbox %u message %" PRIu64
+				": deletion acknowledged, but the message is present",
+				mb, a->v[i].mid);
+		} else if (a->v[i].kinds == K_CREATE && !exists) {
+			a->rep->missing++;
+			problem(a->rep, a->cb, a->arg,
+				"mailbox %u message %" PRIu64 ": creation acknowledged, but the "
+				"message is missing (lost)",
+				mb, a->v[i].mid);
+		}
+	}
+	return rc;
+}
+
+/* The content check of one database (mb_schema_check_content). */
+struct content_pass {
+	struct mb_content_report *rep;
+	void (*cb)(void *, const char *);
+	void *arg;
+};
+
+static int content_db(void *p, const char *where, int db, struct mb_schema *s, char *err,
+		      size_t errlen)
+{
+	struct content_pass *c = p;
+	(void)db;
+	int rc = mb_schema_check_content(s, where, c->cb, c->arg, c->rep);
+	if (rc)
+		snprintf(err, errlen, "%s: content check: %s", where, mb_strerror(rc));
+	return rc;
+}
+
+int mb_store_check_content(const char *data_dir, void (*cb)(void *arg, const char *msg), void *arg,
+			   struct mb_content_report *rep, char *err, size_t errlen)
+{
+	memset(rep, 0, sizeof(*rep));
+	err[0] = '\0';
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/topology.json", data_dir);
+	struct mb_topology *topo = NULL;
+	int rc = mb_topology_read(path, &topo, err, errlen);
+	if (rc != 0)
+		return rc;
+	struct content_pass cp = {rep, cb, arg};
+	rc = mb_store_foreach_schema(data_dir, topo, content_db, &cp, err, errlen);
+	mb_topology_destroy(topo);
+	return rc;
+}
+
+int mb_ackcheck_run(const char *data_dir, const char *ack_log,
+		    void (*cb)(void *arg, const char *msg), void *arg,
+		    struct mb_ackcheck_report *rep, char *err, size_t errlen)
+{
+	memset(rep, 0, sizeof(*rep));
+	err[0] = '\0';
+	struct entry *v = NULL;
+	size_t n = 0;
+	int rc = read_log(ack_log, &v, &n, &rep->lines, err, errlen);
+	if (rc != 0)
+		return rc;
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/topology.json", data_dir);
+	struct mb_topology *topo = NULL;
+	rc = mb_topology_read(path, &topo, err, errlen);
+	if (rc != 0) {
+		free(v);
+		return rc;
+	}
+	int nusers = mb_topology_user_count(topo);
+	for (size_t i = 0; i < n; i++) {
+		if (v[i].kinds & K_DELETE)
+			rep->must_be_gone++;
+		else if (v[i].kinds & K_PENDING)
+			rep->in_flight++;
+		else
+			rep->must_exist++;
+		if (v[i].mailbox > (uint32_t)nusers) {
+			rep->unknown_mailbox++;
+			problem(rep, cb, arg, "%s: mailbox %u is not in the topology", ack_log,
+				v[i].mailbox);
+		}
+	}
+	struct ack_pass ap = {v, n, topo, rep, cb, arg, nusers};
+	rc = mb_store_foreach_schema(data_dir, topo, ack_db, &ap, err, errlen);
 	mb_topology_destroy(topo);
 	free(v);
 	return rc;

@@ -20,6 +20,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/topology.h"
+#include "store/schema.h"
+
 struct mb_ackcheck_report {
 	uint64_t lines;		  /* ack log lines read */
 	uint64_t must_exist;	  /* acknowledged creates, not deleted */
@@ -46,5 +49,20 @@ int mb_ackcheck_run(const char *data_dir, const char *ack_log,
  * acknowledged, 1 data lost or resurrected, 2 malformed ack log or
  * unreadable topology, 3 the databases could not be read. */
 int mb_ackcheck_cmd(const char *data_dir, const char *ack_log);
+
+/* Open each database of DATA_DIR's topology through the store's schema,
+ * one storage group at a time (each group's log replayed, as a mount
+ * would), and call fn with where ("DIR/sgN/dbNN.mdb") and the database's
+ * number; stops at the first non-zero return.  err says what failed. */
+typedef int (*mb_schema_visit)(void *arg, const char *where, int db, struct mb_schema *s, char *err,
+			       size_t errlen);
+int mb_store_foreach_schema(const char *data_dir, const struct mb_topology *topo,
+			    mb_schema_visit fn, void *arg, char *err, size_t errlen);
+
+/* The content check (mb_schema_check_content) of every database of
+ * DATA_DIR: problems to cb, counts in rep; 0 when it ran, else MB_E* with
+ * err (MB_ENOTFOUND and the like when DATA_DIR has no topology.json). */
+int mb_store_check_content(const char *data_dir, void (*cb)(void *arg, const char *msg), void *arg,
+			   struct mb_content_report *rep, char *err, size_t errlen);
 
 #endif

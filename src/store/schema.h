@@ -157,6 +157,19 @@ struct mb_schema_content {
 int mb_schema_msg_add_shared(struct mb_schema *s, uint32_t mailbox, uint32_t folder,
 			     const struct mb_msg_in *in, struct mb_schema_content *c,
 			     struct mb_buf *tmp, uint64_t *mid, uint64_t *cn);
+/* The store-level check of a database's message content: every row's
+ * body and attachments' bytes exist under its content key and its
+ * attachments' rows under its own; every shared content's "instances"
+ * count is the number of rows that refer to it (absent: one); no shared
+ * body, attachment or count is left without a row.  Each problem goes to
+ * cb as one line starting with where; rep adds up.  0 when the check ran
+ * (rep->problems says whether it passed), MB_E* when it could not. */
+struct mb_content_report {
+	uint64_t rows, shared_rows, contents, problems;
+};
+int mb_schema_check_content(struct mb_schema *s, const char *where,
+			    void (*cb)(void *arg, const char *msg), void *arg,
+			    struct mb_content_report *rep);
 /* Replace a message's contents in place (same id, new change number). */
 int mb_schema_msg_update(struct mb_schema *s, uint32_t mailbox, uint64_t mid,
 			 const struct mb_msg_in *in, struct mb_buf *tmp, uint64_t *cn);

@@ -9,6 +9,8 @@
 #include "core/error.h"
 #include "store/schema_int.h"
 
+#include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -660,5 +662,188 @@ int mb_schema_msg_move(struct mb_schema *s, uint32_t mailbox, uint64_t mid, uint
 	free(row);
 	if (!rc)
 		rc = mb__schema_mbx_put(s, mailbox, &m);
+	return rc;
+}
+
+/* ---- the content check ---- */
+
+struct cref {
+	uint32_t mbx;
+	uint64_t mid;
+};
+
+static int cmp_cref(const void *a, const void *b)
+{
+	const struct cref *x = a, *y = b;
+	if (x->mbx != y->mbx)
+		return x->mbx < y->mbx ? -1 : 1;
+	return x->mid < y->mid ? -1 : x->mid > y->mid;
+}
+
+/* The (mailbox, mid) at the head of a key (k_msg's layout). */
+static void key_msg(const void *key, uint32_t *mbx, uint64_t *mid)
+{
+	const uint8_t *k = key;
+	*mbx = (uint32_t)k[0] << 24 | (uint32_t)k[1] << 16 | (uint32_t)k[2] << 8 | k[3];
+	*mid = 0;
+	for (int i = 0; i < 8; i++)
+		*mid = *mid << 8 | k[4 + i];
+}
+
+static bool cref_has(const struct cref *v, size_t n, uint32_t mbx, uint64_t mid)
+{
+	struct cref k = {mbx, mid};
+	return bsearch(&k, v, n, sizeof(*v), cmp_cref) != NULL;
+}
+
+static void content_problem(struct mb_content_report *rep, void (*cb)(void *, const char *),
+			    void *arg, const char *where, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+static void content_problem(struct mb_content_report *rep, void (*cb)(void *, const char *),
+			    void *arg, const char *where, const char *fmt, ...)
+{
+	char what[256], line[768];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	snprintf(line, sizeof(line), "%s: %s", where, what);
+	rep->problems++;
+	if (cb)
+		cb(arg, line);
+}
+
+static bool key_present(struct mb_tree *t, const uint8_t *k, size_t kl, int *rc)
+{
+	size_t len;
+	int r = mb_tree_get_len(t, k, kl, &len);
+	if (r && r != MB_ENOTFOUND)
+		*rc = r;
+	return r == 0;
+}
+
+/* The keys of tree t with the content bit, each of which must be in v. */
+static int orphans(struct mb_tree *t, const char *what, const struct cref *v, size_t n,
+		   struct mb_content_report *rep, void (*cb)(void *, const char *), void *arg,
+		   const char *where)
+{
+	struct mb_cursor *c;
+	uint8_t lo[4];
+	mb_key_u32(lo, CONTENT_BIT);
+	int rc = mb_cursor_open(t, &c);
+	if (rc)
+		return rc;
+	for (rc = mb_cursor_range(c, lo, 4, NULL, 0); rc == 0; rc = mb_cursor_next(c)) {
+		const void *kp;
+		size_t kl;
+		rc = mb_cursor_key(c, &kp, &kl);
+		if (rc)
+			break;
+		if (kl < 12)
+			continue;
+		uint32_t mbx;
+		uint64_t mid;
+		key_msg(kp, &mbx, &mid);
+		if (!cref_has(v, n, mbx, mid))
+			content_problem(rep, cb, arg, where,
+					"%s of shared content %u/%" PRIu64 ": no row refers to it",
+					what, mbx & ~CONTENT_BIT, mid);
+	}
+	mb_cursor_close(c);
+	return rc == MB_ENOTFOUND ? 0 : rc;
+}
+
+int mb_schema_check_content(struct mb_schema *s, const char *where,
+			    void (*cb)(void *arg, const char *msg), void *arg,
+			    struct mb_content_report *rep)
+{
+	struct mb_cursor *c;
+	struct cref *v = NULL;
+	size_t n = 0, cap = 0;
+	int rc = mb_cursor_open(s->messages, &c);
+	if (rc)
+		return rc;
+	/* each row: its content present; the shared ones noted */
+	for (rc = mb_cursor_first(c); rc == 0; rc = mb_cursor_next(c)) {
+		const void *kp;
+		size_t kl;
+		struct mb_msg_rec r;
+		rc = mb_cursor_key(c, &kp, &kl);
+		if (!rc && kl != 12)
+			rc = MB_ECORRUPT;
+		if (rc)
+			break;
+		uint32_t mbx;
+		uint64_t mid;
+		key_msg(kp, &mbx, &mid);
+		rc = mb_cursor_value(c, &s->val3);
+		if (!rc)
+			rc = msg_parse(s->val3.data, s->val3.len, mid, &r);
+		if (rc)
+			break;
+		rep->rows++;
+		uint8_t k[14];
+		if (r.shared) {
+			rep->shared_rows++;
+			if (n == cap) {
+				size_t nc = cap ? cap * 2 : 256;
+				struct cref *nv = realloc(v, nc * sizeof(*v));
+				if (!nv) {
+					rc = MB_ENOMEM;
+					break;
+				}
+				v = nv;
+				cap = nc;
+			}
+			v[n++] = (struct cref){r.content_mbx, r.content_mid};
+		}
+		if (r.body_len && !key_present(s->bodies, k, k_body(k, mbx, &r), &rc))
+			content_problem(rep, cb, arg, where, "message %u/%" PRIu64 ": body missing",
+					mbx, mid);
+		for (uint16_t i = 1; i <= r.nattach; i++) {
+			if (!key_present(s->attach, k, k_att(k, mbx, mid, i), &rc))
+				content_problem(rep, cb, arg, where,
+						"message %u/%" PRIu64
+						": attachment %u's row missing",
+						mbx, mid, i);
+			if (!key_present(s->attach_data, k, k_adata(k, mbx, &r, i), &rc))
+				content_problem(rep, cb, arg, where,
+						"message %u/%" PRIu64
+						": attachment %u's bytes missing",
+						mbx, mid, i);
+		}
+		if (rc)
+			break;
+	}
+	mb_cursor_close(c);
+	if (rc == MB_ENOTFOUND)
+		rc = 0;
+	/* each shared content: its count is its rows */
+	if (!rc)
+		qsort(v, n, sizeof(*v), cmp_cref);
+	for (size_t i = 0; !rc && i < n;) {
+		size_t j = i;
+		while (j < n && v[j].mbx == v[i].mbx && v[j].mid == v[i].mid)
+			j++;
+		rep->contents++;
+		struct mb_msg_rec r = {
+		    .shared = true, .content_mbx = v[i].mbx, .content_mid = v[i].mid};
+		uint32_t count;
+		rc = instances_get(s, &r, &count);
+		if (!rc && count != j - i)
+			content_problem(rep, cb, arg, where,
+					"shared content %u/%" PRIu64
+					": counted %u instances, %zu rows refer to it",
+					v[i].mbx & ~CONTENT_BIT, v[i].mid, count, j - i);
+		i = j;
+	}
+	/* nothing shared is left without a row */
+	if (!rc)
+		rc = orphans(s->instances, "the count", v, n, rep, cb, arg, where);
+	if (!rc)
+		rc = orphans(s->bodies, "the body", v, n, rep, cb, arg, where);
+	if (!rc)
+		rc = orphans(s->attach_data, "an attachment's bytes", v, n, rep, cb, arg, where);
+	free(v);
 	return rc;
 }

@@ -333,6 +333,37 @@ static void read_attach(struct fx *f, uint32_t mbx, uint64_t mid, const char *wa
 	mb_val_free(&v);
 }
 
+static void count_problem(void *arg, const char *msg)
+{
+	(void)msg;
+	(*(int *)arg)++;
+}
+
+/* The content check's problems (each one also passed to its callback). */
+static uint64_t content_problems(struct fx *f, struct mb_content_report *r)
+{
+	int seen = 0;
+	memset(r, 0, sizeof(*r));
+	assert_int_equal(mb_schema_check_content(f->s, "db01", count_problem, &seen, r), 0);
+	assert_int_equal((uint64_t)seen, r->problems);
+	return r->problems;
+}
+
+/* Overwrite (or delete, val NULL) the entry of a named tree under key. */
+static void tree_poke(struct fx *f, const char *name, const uint8_t *key, size_t kl,
+		      const void *val, size_t vl)
+{
+	struct mb_tree *t;
+	assert_int_equal(mb_tree_open(f->db, name, 0, &t), 0);
+	assert_int_equal(mb_db_begin(f->db), 0);
+	if (val)
+		assert_int_equal(mb_tree_put(t, key, kl, val, vl, 0), 0);
+	else
+		assert_int_equal(mb_tree_del(t, key, kl), 0);
+	assert_int_equal(mb_db_commit(f->db), 0);
+	mb_tree_close(t);
+}
+
 /* Single-instance delivery: one message to three mailboxes of a database
  * stores its body and attachment once; each row reads them; a copy shares
  * them too; a row given a new body takes its own copy of the attachment;
@@ -377,6 +408,26 @@ static void test_single_instance(void **state)
 	assert_int_equal(tree_keys(f, "bodies"), bodies0 + 1);
 	assert_int_equal(tree_keys(f, "attach_data"), data0 + 1);
 	assert_int_equal(tree_keys(f, "instances"), 1);
+	/* the content check agrees, and finds a wrong count and an orphan */
+	struct mb_content_report cr;
+	assert_int_equal(content_problems(f, &cr), 0);
+	assert_int_equal(cr.shared_rows, 3);
+	assert_int_equal(cr.contents, 1);
+	uint8_t ck[12], four[4] = {4, 0, 0, 0}, three[4] = {3, 0, 0, 0};
+	for (int i = 0; i < 4; i++)
+		ck[i] = (uint8_t)((c.mbx | 0x80000000u) >> (24 - 8 * i));
+	for (int i = 0; i < 8; i++)
+		ck[4 + i] = (uint8_t)(c.mid >> (56 - 8 * i));
+	tree_poke(f, "instances", ck, 12, four, 4);
+	assert_int_equal(content_problems(f, &cr), 1);
+	tree_poke(f, "instances", ck, 12, three, 4);
+	uint8_t orphan[12];
+	memcpy(orphan, ck, 12);
+	orphan[11] ^= 0x40;
+	tree_poke(f, "bodies", orphan, 12, "lost", 4);
+	assert_int_equal(content_problems(f, &cr), 1);
+	tree_poke(f, "bodies", orphan, 12, NULL, 0);
+	assert_int_equal(content_problems(f, &cr), 0);
 	for (int i = 0; i < 3; i++) {
 		struct mb_val v = MB_VAL_INIT;
 		struct mb_msg_rec r;
@@ -458,6 +509,8 @@ static void test_single_instance(void **state)
 	assert_int_equal(tree_keys(f, "bodies"), bodies0);
 	assert_int_equal(tree_keys(f, "attach_data"), data0);
 	assert_int_equal(tree_keys(f, "attachments"), 0);
+	assert_int_equal(content_problems(f, &cr), 0);
+	assert_int_equal(cr.contents, 0);
 }
 
 static int collect_appt(void *arg, uint64_t mid, int64_t start, int64_t end, uint32_t busy)
