@@ -693,7 +693,7 @@ static void key_msg(const void *key, uint32_t *mbx, uint64_t *mid)
 static bool cref_has(const struct cref *v, size_t n, uint32_t mbx, uint64_t mid)
 {
 	struct cref k = {mbx, mid};
-	return bsearch(&k, v, n, sizeof(*v), cmp_cref) != NULL;
+	return n && bsearch(&k, v, n, sizeof(*v), cmp_cref) != NULL;
 }
 
 static void content_problem(struct mb_content_report *rep, void (*cb)(void *, const char *),
@@ -819,7 +819,7 @@ int mb_schema_check_content(struct mb_schema *s, const char *where,
 	if (rc == MB_ENOTFOUND)
 		rc = 0;
 	/* each shared content: its count is its rows */
-	if (!rc)
+	if (!rc && n)
 		qsort(v, n, sizeof(*v), cmp_cref);
 	for (size_t i = 0; !rc && i < n;) {
 		size_t j = i;
