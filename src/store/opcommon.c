@@ -156,7 +156,7 @@ int mb__msg_column(struct dbw *w, struct req *r, uint32_t mailbox, const struct 
 						   : (int64_t)rec->busy;
 		return 0;
 	case MB_PR_BODY: {
-		int rc = mb_schema_msg_body(w->schema, mailbox, rec->mid, &w->val2);
+		int rc = mb_schema_rec_body(w->schema, mailbox, rec, &w->val2);
 		if (rc)
 			return rc;
 		rc = mb__budget(r, w->val2.len);

@@ -177,6 +177,9 @@ int mb_schema_msg_update(struct mb_schema *s, uint32_t mailbox, uint64_t mid,
 int mb_schema_msg_get(struct mb_schema *s, uint32_t mailbox, uint64_t mid, struct mb_val *val,
 		      struct mb_msg_rec *rec);
 int mb_schema_msg_body(struct mb_schema *s, uint32_t mailbox, uint64_t mid, struct mb_val *out);
+/* The same for a row already read (mb_schema_msg_get): no second lookup. */
+int mb_schema_rec_body(struct mb_schema *s, uint32_t mailbox, const struct mb_msg_rec *r,
+		       struct mb_val *out);
 /* Does message mid exist in mailbox (the ack-log check's question)? */
 int mb_schema_msg_exists(struct mb_schema *s, uint32_t mailbox, uint64_t mid, bool *exists);
 /* Change the flags (read/unread) of a message. */

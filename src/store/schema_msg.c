@@ -91,6 +91,14 @@ static int instances_put(struct mb_schema *s, const struct mb_msg_rec *r, uint32
 	return rc == MB_ENOTFOUND ? 0 : rc;
 }
 
+/* One row more shares r's content. */
+static int instances_add(struct mb_schema *s, const struct mb_msg_rec *r)
+{
+	uint32_t n;
+	int rc = instances_get(s, r, &n);
+	return rc ? rc : instances_put(s, r, n + 1);
+}
+
 /* Row r lets go of its content: one sharer fewer, or the body and the
  * attachments' bytes deleted when it was the last. */
 static int content_release(struct mb_schema *s, uint32_t mailbox, const struct mb_msg_rec *r)
@@ -383,12 +391,8 @@ static int msg_add(struct mb_schema *s, uint32_t mailbox, uint32_t folder,
 	}
 	rc = write_new(s, mailbox, &m, &r, in->props, in->nprops, in->body, in->body_len,
 		       in->attach, in->nattach, store, tmp);
-	if (!rc && !store) {
-		uint32_t n;
-		rc = instances_get(s, &r, &n);
-		if (!rc)
-			rc = instances_put(s, &r, n + 1);
-	}
+	if (!rc && !store)
+		rc = instances_add(s, &r);
 	if (!rc)
 		rc = mb__schema_mbx_put(s, mailbox, &m);
 	if (!rc) {
@@ -425,21 +429,26 @@ int mb_schema_msg_get(struct mb_schema *s, uint32_t mailbox, uint64_t mid, struc
 	return msg_parse(val->data, val->len, mid, rec);
 }
 
-int mb_schema_msg_body(struct mb_schema *s, uint32_t mailbox, uint64_t mid, struct mb_val *out)
+int mb_schema_rec_body(struct mb_schema *s, uint32_t mailbox, const struct mb_msg_rec *r,
+		       struct mb_val *out)
 {
-	struct mb_msg_rec r;
 	uint8_t k[12];
-	int rc = mb_schema_msg_get(s, mailbox, mid, &s->val3, &r);
-	if (rc)
-		return rc;
-	if (r.body_len)
-		rc = mb_tree_get(s->bodies, k, k_body(k, mailbox, &r), out);
-	if (!r.body_len || rc == MB_ENOTFOUND) {
+	int rc = 0;
+	if (r->body_len)
+		rc = mb_tree_get(s->bodies, k, k_body(k, mailbox, r), out);
+	if (!r->body_len || rc == MB_ENOTFOUND) {
 		/* no body stored: empty */
 		out->len = 0;
 		rc = 0;
 	}
 	return rc;
+}
+
+int mb_schema_msg_body(struct mb_schema *s, uint32_t mailbox, uint64_t mid, struct mb_val *out)
+{
+	struct mb_msg_rec r;
+	int rc = mb_schema_msg_get(s, mailbox, mid, &s->val3, &r);
+	return rc ? rc : mb_schema_rec_body(s, mailbox, &r, out);
 }
 
 int mb_schema_msg_exists(struct mb_schema *s, uint32_t mailbox, uint64_t mid, bool *exists)
@@ -598,12 +607,8 @@ int mb_schema_msg_move(struct mb_schema *s, uint32_t mailbox, uint64_t mid, uint
 		if (old.body_len && !old.shared) {
 			rc = mb_tree_get(s->bodies, k, k_msg(k, mailbox, mid), &body);
 		}
-		if (!rc && old.shared) {
-			uint32_t n;
-			rc = instances_get(s, &old, &n);
-			if (!rc)
-				rc = instances_put(s, &old, n + 1);
-		}
+		if (!rc && old.shared)
+			rc = instances_add(s, &old);
 		if (!rc) {
 			struct mb_msg_rec r = old;
 			r.folder = dst;
