@@ -158,6 +158,9 @@ static const struct mb_opt scenario_opts[] = {
 	  "average mailbox size, MB, at scale 1"),
     O_INT(SC, "topology.page_kb", page_kb, 4, 4, 32, 0,
 	  "database page size, KB: 4 (ESE in Exchange 2003), 8 or 32"),
+    O_INT(SC, "topology.write_max_kb", write_max_kb, 4, 4, 1024, 0,
+	  "largest database write, KB: runs of consecutive pages up to this; at most "
+	  "a page: each page by itself (ESE before Exchange 2007 had no I/O coalescing)"),
     O_INT(SC, "topology.users_per_client", users_per_client, 0, 1, 1000000, MB_OPT_REQ | MB_OPT_PUB,
 	  "simulated clients per load-client machine"),
 

@@ -108,6 +108,7 @@ struct mb_scenario {
 	int db_cache_mb;      /* database cache at scale 1 */
 	double mailbox_mb;    /* average mailbox size at scale 1 */
 	int page_kb;	      /* 4, 8 or 32 */
+	int write_max_kb;     /* largest database write; <= page_kb: one page */
 	int users_per_client; /* published: 1,000 simulated clients per machine */
 
 	/* published test bed (text, as published) */

@@ -312,6 +312,7 @@ static json_t *to_json(const struct mb_topology *t)
 	json_object_set_new(root, "scenario", json_string(in->scenario));
 	json_object_set_new(root, "scale", json_real(in->scale));
 	json_object_set_new(root, "page_kb", json_integer(in->page_kb));
+	json_object_set_new(root, "write_max_kb", json_integer(in->write_max_kb));
 	json_object_set_new(root, "storage_groups", json_integer(in->storage_groups));
 	json_object_set_new(root, "databases", json_integer(in->databases));
 	json_object_set_new(root, "db_cache_mb", json_integer(in->db_cache_mb));
@@ -462,6 +463,7 @@ int mb_topology_read(const char *path, struct mb_topology **out, char *err, size
 		/* an accounts file: no placement; one database, scale 1 */
 		in.scale = 1;
 		in.page_kb = 32;
+		in.write_max_kb = MB_TOPO_WRITE_MAX_KB_OLD;
 		in.databases = in.storage_groups = 1;
 		in.db_cache_mb = 1;
 		const char *sn = json_string_value(json_object_get(root, "scenario"));
@@ -492,6 +494,10 @@ int mb_topology_read(const char *path, struct mb_topology **out, char *err, size
 	in.scale = json_number_value(sc);
 	if (get_int(root, "page_kb", 4, 32, &in.page_kb))
 		FAIL("%s: page_kb: missing or out of range", path);
+	in.write_max_kb = MB_TOPO_WRITE_MAX_KB_OLD;
+	if (json_object_get(root, "write_max_kb") &&
+	    get_int(root, "write_max_kb", 0, 1024, &in.write_max_kb))
+		FAIL("%s: write_max_kb: not an integer in 0..1024", path);
 	if (get_int(root, "databases", 1, 99, &in.databases))
 		FAIL("%s: databases: missing or out of range 1..99", path);
 	if (get_int(root, "storage_groups", 1, in.databases, &in.storage_groups))

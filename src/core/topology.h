@@ -51,6 +51,10 @@ struct mb_topo_info {
 	char scenario[MB_TOPO_NAME_MAX]; /* scenario name at init */
 	double scale;			 /* mailbox contents and cache scale */
 	int page_kb;
+	/* the largest database write, KB; below page_kb: each page written by
+	 * itself (ESE in Exchange 2003, no I/O coalescing); a topology file
+	 * from before the field: MB_TOPO_WRITE_MAX_KB_OLD, as the store wrote */
+	int write_max_kb;
 	int storage_groups;
 	int databases;
 	int db_cache_mb;		   /* scaled database cache for the store */
@@ -63,6 +67,8 @@ struct mb_topo_info {
 	bool has_secret;
 	uint8_t secret[32];
 };
+
+#define MB_TOPO_WRITE_MAX_KB_OLD 1024
 
 struct mb_topology;
 

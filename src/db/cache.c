@@ -135,6 +135,7 @@ int mb_cache_create_ex(uint64_t bytes, unsigned writers, struct mb_cache **out)
 		return MB_ENOMEM;
 	c->limit = bytes;
 	c->st.bytes_limit = bytes;
+	atomic_init(&c->write_max, MB_CACHE_WRITE_MAX_DEFAULT);
 	size_t nb = 1024;
 	while (nb < bytes / 32768 * 2)
 		nb <<= 1;
@@ -278,6 +279,22 @@ static struct frame *frame_get_free(struct mb_cache *c, uint32_t size)
 		pthread_cond_signal(&c->wcond);
 	}
 	return NULL;
+}
+
+void mb_cache_set_write_max(struct mb_cache *c, uint32_t bytes)
+{
+	if (c)
+		atomic_store(&c->write_max, bytes);
+}
+
+/* Pages one write may carry: the run's own limit, the configured largest
+ * write, at least one page. */
+size_t mb__cache_run_pages(struct mb_cache *c, uint32_t run_bytes, uint32_t page_size)
+{
+	uint32_t b = atomic_load(&c->write_max);
+	if (b > run_bytes)
+		b = run_bytes;
+	return b < page_size ? 1 : b / page_size;
 }
 
 void mb_cache_interrupt(struct mb_cache *c, bool on)

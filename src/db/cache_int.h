@@ -8,6 +8,7 @@
 
 #include <pthread.h>
 #include <stdbool.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <time.h>
 
@@ -49,7 +50,8 @@ struct mb_cache {
 	size_t hand, whand;
 	int starved, waiters;
 	bool stop;
-	bool interrupt; /* mb_cache_interrupt: starved getters fail at once */
+	bool interrupt;		    /* mb_cache_interrupt: starved getters fail at once */
+	_Atomic uint32_t write_max; /* mb_cache_set_write_max: largest write, bytes */
 	uint32_t next_id;
 	struct mb_cache_stats st;
 	pthread_t writer;
@@ -95,5 +97,8 @@ static inline void timed_wait(pthread_cond_t *cv, pthread_mutex_t *m, long ms)
 void *mb__cache_writer_main(void *arg);
 void *mb__cache_wb_main(void *arg);
 void mb__cache_fail(struct cfile *cf, int r, const char *op, uint32_t pgno);
+/* Pages one write may carry (cache.c): at most run_bytes and the
+ * configured largest write (mb_cache_set_write_max), at least one page. */
+size_t mb__cache_run_pages(struct mb_cache *c, uint32_t run_bytes, uint32_t page_size);
 
 #endif

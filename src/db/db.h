@@ -170,6 +170,14 @@ int mb_cache_create(uint64_t bytes, struct mb_cache **out);
 int mb_cache_create_ex(uint64_t bytes, unsigned writers, struct mb_cache **out);
 /* Every group using it must be closed first. */
 void mb_cache_destroy(struct mb_cache *c);
+/* The largest database write, bytes.  By default (MB_CACHE_WRITE_MAX_DEFAULT)
+ * a write carries a run of consecutive dirty pages of one file: up to
+ * 128 KiB from the lazy writer, up to 1 MiB from a checkpoint.  A value
+ * below a page's size writes every page by itself, as ESE did before
+ * Exchange 2007 (no I/O coalescing).  Applies to the writes chosen after
+ * the call. */
+#define MB_CACHE_WRITE_MAX_DEFAULT (1u << 20)
+void mb_cache_set_write_max(struct mb_cache *c, uint32_t bytes);
 
 struct mb_cache_stats {
 	uint64_t hits, misses; /* page requests found / not found in the cache */

@@ -88,7 +88,7 @@ static void wb_enqueue(struct mb_cache *c, struct frame *f)
 	w->size = f->size;
 	w->off = (uint64_t)f->pgno * f->size;
 	w->n = 0;
-	int max = (int)(WB_RUN_BYTES / f->size);
+	int max = (int)mb__cache_run_pages(c, WB_RUN_BYTES, f->size);
 	for (struct frame *g = f; g && w->n < max; g = hfind(c, f->cf, g->pgno + 1)) {
 		if (g != f && (!wb_eligible(c, g) || g->size != f->size))
 			break;
@@ -257,8 +257,8 @@ int cache_file_flush(struct mb_cache *c, struct cfile *cf)
 	qsort(pg, n, sizeof(*pg), cmp_pgno);
 	struct flush_run run;
 	memset(&run, 0, sizeof(run));
-	run.max = FLUSH_RUN_BYTES / cf->page_size;
-	run.buf = mb_io_alloc(FLUSH_RUN_BYTES);
+	run.max = mb__cache_run_pages(c, FLUSH_RUN_BYTES, cf->page_size);
+	run.buf = mb_io_alloc(run.max * cf->page_size);
 	run.f = calloc(run.max, sizeof(*run.f));
 	run.seq = calloc(run.max, sizeof(*run.seq));
 	run.held = calloc(run.max, sizeof(*run.held));

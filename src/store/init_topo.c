@@ -50,6 +50,7 @@ int mb_store_gen_topology(const struct mb_scenario *sc, int users, double scale,
 	snprintf(info.scenario, sizeof(info.scenario), "%s", sc->name);
 	info.scale = scale;
 	info.page_kb = sc->page_kb;
+	info.write_max_kb = sc->write_max_kb;
 	info.storage_groups = sc->storage_groups;
 	info.databases = sc->databases;
 	info.db_cache_mb = cache_mb;

@@ -132,8 +132,9 @@ static void test_online_published(void **state)
 	/* run defaults are in range and separate from the published figures */
 	assert_true(s->run_users >= 1 && s->run_users <= s->users);
 	assert_true(s->scale > 0 && s->scale <= 1);
-	assert_int_equal(s->page_kb, 4);   /* ESE in Exchange 2003 */
-	assert_true(s->run_cache_mb == 0); /* the published ratio */
+	assert_int_equal(s->page_kb, 4);      /* ESE in Exchange 2003 */
+	assert_int_equal(s->write_max_kb, 4); /* a page per write: no coalescing */
+	assert_true(s->run_cache_mb == 0);    /* the published ratio */
 	assert_int_equal(s->run_seed, 1);
 	assert_int_equal(s->thresholds[MB_C_LOADSIM_SCORE_MS].cmp, MB_CMP_LT);
 	assert_true(s->thresholds[MB_C_LOADSIM_SCORE_MS].value == 1000);
@@ -305,6 +306,8 @@ static void test_errors(void **state)
 		     true);
 	expect_error("page.cfg", "base = \"online\";\ntopology = { page_kb = 16; };\n",
 		     "%s/page.cfg:2: topology.page_kb: must be 4, 8 or 32", false);
+	expect_error("wmax.cfg", "base = \"online\";\ntopology = { write_max_kb = 2048; };\n",
+		     "%s/wmax.cfg:2: topology.write_max_kb: must be between 4 and 1024", false);
 	/* bad include and bad base */
 	expect_error("inc.cfg", "base = \"online\";\n@include \"nothere.cfg\"\n",
 		     "%s/inc.cfg:2: cannot open include file: \"nothere.cfg\" (looked in %s)",

@@ -14,6 +14,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
 #include "core/error.h"
 #include "core/topology.h"
 
@@ -181,13 +183,50 @@ static void test_write_read_lists(void **state)
 	mb_topology_destroy(t);
 }
 
+/* The largest database write goes through the file; a file from before
+ * the field reads as the old coalescing store; a bad value is refused. */
+static void test_write_max(void **state)
+{
+	(void)state;
+	struct mb_topology *t = mk();
+	struct mb_topo_info in = *mb_topology_info(t);
+	mb_topology_destroy(t);
+	in.write_max_kb = 4;
+	assert_int_equal(mb_topology_create(&in, &t), 0);
+	char path[] = "/tmp/mb-test-topology-XXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(mb_topology_write(t, path), 0);
+	mb_topology_destroy(t);
+	char err[512];
+	assert_int_equal(mb_topology_read(path, &t, err, sizeof(err)), 0);
+	assert_int_equal(mb_topology_info(t)->write_max_kb, 4);
+	mb_topology_destroy(t);
+	json_error_t je;
+	json_t *j = json_load_file(path, 0, &je);
+	assert_non_null(j);
+	assert_int_equal(json_object_del(j, "write_max_kb"), 0);
+	assert_int_equal(json_dump_file(j, path, 0), 0);
+	assert_int_equal(mb_topology_read(path, &t, err, sizeof(err)), 0);
+	assert_int_equal(mb_topology_info(t)->write_max_kb, MB_TOPO_WRITE_MAX_KB_OLD);
+	mb_topology_destroy(t);
+	json_object_set_new(j, "write_max_kb", json_integer(2048));
+	assert_int_equal(json_dump_file(j, path, 0), 0);
+	t = NULL;
+	assert_int_equal(mb_topology_read(path, &t, err, sizeof(err)), MB_ECONFIG);
+	assert_null(t);
+	assert_non_null(strstr(err, "write_max_kb: not an integer in 0..1024"));
+	json_decref(j);
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_find_many),
-	    cmocka_unit_test(test_add_duplicate),
-	    cmocka_unit_test(test_read_duplicate),
-	    cmocka_unit_test(test_write_read_lists),
+	    cmocka_unit_test(test_find_many),	   cmocka_unit_test(test_add_duplicate),
+	    cmocka_unit_test(test_read_duplicate), cmocka_unit_test(test_write_read_lists),
+	    cmocka_unit_test(test_write_max),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
