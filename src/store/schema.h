@@ -176,6 +176,8 @@ int mb_schema_msg_update(struct mb_schema *s, uint32_t mailbox, uint64_t mid,
 /* Read a message row into val and parse it into rec. */
 int mb_schema_msg_get(struct mb_schema *s, uint32_t mailbox, uint64_t mid, struct mb_val *val,
 		      struct mb_msg_rec *rec);
+/* A message's body (empty when it has none); MB_ECORRUPT when its row
+ * names a body the store lacks. */
 int mb_schema_msg_body(struct mb_schema *s, uint32_t mailbox, uint64_t mid, struct mb_val *out);
 /* The same for a row already read (mb_schema_msg_get): no second lookup. */
 int mb_schema_rec_body(struct mb_schema *s, uint32_t mailbox, const struct mb_msg_rec *r,

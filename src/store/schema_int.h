@@ -32,6 +32,7 @@
 
 #define MSG_HDR 56
 #define ROW_SHARED 0x01u	/* message row flag (byte 54): content by reference */
+#define CONTENT_REF 12		/* after a shared row's header: u32 mbx, u64 mid */
 #define CONTENT_BIT 0x80000000u /* content keys' mailbox bit: no row has it */
 #define FOLDER_HDR 24
 #define MBX_LEN 24

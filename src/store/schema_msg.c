@@ -38,11 +38,11 @@ static int msg_parse(const uint8_t *p, size_t len, uint64_t mid, struct mb_msg_r
 	r->content_mbx = 0;
 	r->content_mid = 0;
 	if (r->shared) {
-		if (len < MSG_HDR + 12)
+		if (len < MSG_HDR + CONTENT_REF)
 			return MB_ECORRUPT;
 		r->content_mbx = rd32(p + MSG_HDR);
 		r->content_mid = rd64(p + MSG_HDR + 4);
-		hdr += 12;
+		hdr += CONTENT_REF;
 	}
 	r->props = p + hdr;
 	r->props_len = len - hdr;
@@ -146,7 +146,7 @@ static int msg_encode(struct mb_buf *tmp, const struct mb_msg_rec *r, const stru
 	mb_buf_reset(tmp);
 	rc = mb_buf_append(tmp, h, sizeof(h));
 	if (!rc && r->shared) {
-		uint8_t ref[12];
+		uint8_t ref[CONTENT_REF];
 		le32(ref, r->content_mbx);
 		le64(ref + 4, r->content_mid);
 		rc = mb_buf_append(tmp, ref, sizeof(ref));
@@ -154,6 +154,15 @@ static int msg_encode(struct mb_buf *tmp, const struct mb_msg_rec *r, const stru
 	if (!rc)
 		rc = mb_props_encode(tmp, props, nprops);
 	return rc;
+}
+
+/* PR_MESSAGE_SIZE of an encoded row (tmp) with body_len and att bytes of
+ * body and attachments: a shared row's content reference is storage, not
+ * message, so both copies of one message have one size. */
+static uint32_t msg_size(const struct mb_buf *tmp, const struct mb_msg_rec *r, uint64_t att)
+{
+	uint64_t size = mb_buf_len(tmp) - (r->shared ? CONTENT_REF : 0) + r->body_len + att;
+	return size > UINT32_MAX ? UINT32_MAX : (uint32_t)size;
 }
 
 static int msg_put_raw(struct mb_schema *s, uint32_t mailbox, uint64_t mid, struct mb_buf *tmp)
@@ -306,10 +315,10 @@ static int write_new(struct mb_schema *s, uint32_t mailbox, struct mb_mailbox_re
 	rc = msg_encode(tmp, r, props, nprops);
 	if (rc)
 		return rc;
-	uint64_t size = mb_buf_len(tmp) + body_len;
+	uint64_t att = 0;
 	for (uint16_t i = 0; i < nattach; i++)
-		size += attach[i].len;
-	r->size = size > UINT32_MAX ? UINT32_MAX : (uint32_t)size;
+		att += attach[i].len;
+	r->size = msg_size(tmp, r, att);
 	le32(mb_buf_data(tmp) + 24, r->size);
 	rc = msg_put_raw(s, mailbox, r->mid, tmp);
 	if (!rc && body_len && store)
@@ -433,15 +442,13 @@ int mb_schema_rec_body(struct mb_schema *s, uint32_t mailbox, const struct mb_ms
 		       struct mb_val *out)
 {
 	uint8_t k[12];
-	int rc = 0;
-	if (r->body_len)
-		rc = mb_tree_get(s->bodies, k, k_body(k, mailbox, r), out);
-	if (!r->body_len || rc == MB_ENOTFOUND) {
-		/* no body stored: empty */
-		out->len = 0;
-		rc = 0;
-	}
-	return rc;
+	out->len = 0;
+	if (!r->body_len)
+		return 0; /* no body: empty */
+	int rc = mb_tree_get(s->bodies, k, k_body(k, mailbox, r), out);
+	/* a row that names a body the tree lacks is damaged (mailbench check
+	 * reports it too): never served as an empty body */
+	return rc == MB_ENOTFOUND ? MB_ECORRUPT : rc;
 }
 
 int mb_schema_msg_body(struct mb_schema *s, uint32_t mailbox, uint64_t mid, struct mb_val *out)
@@ -509,7 +516,7 @@ int mb_schema_msg_update(struct mb_schema *s, uint32_t mailbox, uint64_t mid,
 	rc = msg_encode(tmp, &r, in->props, in->nprops);
 	if (rc)
 		return rc;
-	r.size = (uint32_t)(mb_buf_len(tmp) + r.body_len + att);
+	r.size = msg_size(tmp, &r, att);
 	le32(mb_buf_data(tmp) + 24, r.size);
 	rc = msg_put_raw(s, mailbox, mid, tmp);
 	if (!rc && !in->keep_body) {

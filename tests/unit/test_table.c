@@ -326,7 +326,7 @@ static void test_compare_legend(void **state)
 	in.avg = avg;
 	in.avg_has = ah;
 	in.platform = "Linux 6.1.0-99-a-rather-long-kernel-name x86_64";
-	in.engine = "mailbench 0.1.0, 32 KB pages, 12 db/3 sg";
+	in.engine = "mailbench 0.1.0, 4 KB pages, a page per write, 12 db/3 sg";
 	in.client_mode = "online, compression off";
 	in.smt = 0;
 	in.users = 50;
