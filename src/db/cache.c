@@ -287,16 +287,6 @@ void mb_cache_set_write_max(struct mb_cache *c, uint32_t bytes)
 		atomic_store(&c->write_max, bytes);
 }
 
-/* Pages one write may carry: the run's own limit, the configured largest
- * write, at least one page. */
-size_t mb__cache_run_pages(struct mb_cache *c, uint32_t run_bytes, uint32_t page_size)
-{
-	uint32_t b = atomic_load(&c->write_max);
-	if (b > run_bytes)
-		b = run_bytes;
-	return b < page_size ? 1 : b / page_size;
-}
-
 void mb_cache_interrupt(struct mb_cache *c, bool on)
 {
 	if (!c)

@@ -64,6 +64,16 @@ struct mb_cache {
 	pthread_t *wthreads;
 };
 
+/* Pages one write may carry: at most run_bytes and the configured largest
+ * write (mb_cache_set_write_max), at least one page. */
+static inline size_t mb__cache_run_pages(struct mb_cache *c, uint32_t run_bytes, uint32_t page_size)
+{
+	uint32_t b = atomic_load(&c->write_max);
+	if (b > run_bytes)
+		b = run_bytes;
+	return b < page_size ? 1 : b / page_size;
+}
+
 static inline size_t hslot(const struct mb_cache *c, uint32_t id, uint32_t pgno)
 {
 	uint64_t h =
@@ -97,8 +107,5 @@ static inline void timed_wait(pthread_cond_t *cv, pthread_mutex_t *m, long ms)
 void *mb__cache_writer_main(void *arg);
 void *mb__cache_wb_main(void *arg);
 void mb__cache_fail(struct cfile *cf, int r, const char *op, uint32_t pgno);
-/* Pages one write may carry (cache.c): at most run_bytes and the
- * configured largest write (mb_cache_set_write_max), at least one page. */
-size_t mb__cache_run_pages(struct mb_cache *c, uint32_t run_bytes, uint32_t page_size);
 
 #endif
