@@ -24,6 +24,7 @@
 #define WB_SLOTS 32
 #define WB_RUN_BYTES (128u << 10)
 #define WB_RUN_MAX (WB_RUN_BYTES / 4096)
+_Static_assert(WRITER_BUF <= WB_RUN_BYTES, "a slot holds the largest page the writer takes");
 #define WB_THREADS_MAX WB_SLOTS
 
 /* consecutive pages on their way from the lazy writer to a write-back thread */

@@ -11,11 +11,13 @@
 
 void mb_compare_engine_str(const struct mb_scenario *sc, char *buf, size_t len)
 {
+	/* as the cache caps a write: whole pages, at least one */
 	char wr[48];
-	if (sc->write_max_kb <= sc->page_kb)
+	if (sc->write_max_kb < 2 * sc->page_kb)
 		snprintf(wr, sizeof(wr), "a page per write");
 	else
-		snprintf(wr, sizeof(wr), "writes up to %d KB", sc->write_max_kb);
+		snprintf(wr, sizeof(wr), "writes up to %d KB",
+			 sc->write_max_kb / sc->page_kb * sc->page_kb);
 	snprintf(buf, len, "%s, %d KB pages, %s, %d db/%d sg", PACKAGE_STRING, sc->page_kb, wr,
 		 sc->databases, sc->storage_groups);
 }

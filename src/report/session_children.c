@@ -260,6 +260,8 @@ void mb__start_store(struct mb_session *s)
 	/* the scenario's threshold: the store tells each client at logon */
 	mb_argv_addf(&av, "compress-min", "%d", s->sc.compression_min_bytes);
 	mb_argv_addf(&av, "cache-mb", "%.10g", mb_session_cache_mb(s));
+	/* the engine the comparison's header names: the scenario's writes */
+	mb_argv_addf(&av, "write-max-kb", "%d", s->sc.write_max_kb);
 	mb_argv_add(&av, "stats-fd", MB_SUP_STATS_FD_STR);
 	const char *const *args = mb_argv_done(&av);
 	if (!args)

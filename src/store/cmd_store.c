@@ -24,6 +24,7 @@ struct store_args {
 	int logon_timeout, frame_timeout, prelogon_frame, partial_budget_mb;
 	int held_session_mb, held_store_mb, min_free_mb;
 	double cache_mb;
+	int write_max_kb;
 	const char *dump_payloads;
 };
 
@@ -85,6 +86,7 @@ static int store_main(void *args, int argc, char **argv)
 	o.compression = a->compression;
 	o.compress_min = (uint32_t)a->compress_min;
 	o.cache_mb = a->cache_mb;
+	o.write_max_kb = a->write_max_kb;
 	o.max_connections = a->max_connections;
 	o.idle_timeout_s = a->idle_timeout;
 	o.logon_timeout_s = a->logon_timeout;
@@ -147,6 +149,18 @@ static const struct mb_opt store_opts[] = {
      .dtext = "256",
      .help = "compress payloads of at least BYTES"},
     MB_OPTION_CACHE_MB(SA, cache_mb, 'C', 0, 0, "the scaled size in DIR/topology.json"),
+    {.path = "write-max-kb",
+     .flag = "write-max-kb",
+     .metavar = "KB",
+     .type = MB_OT_INT,
+     .off = offsetof(SA, write_max_kb),
+     .def = 0,
+     .min = 0,
+     .max = 1024,
+     .dtext = "write_max_kb in DIR/topology.json",
+     .help = "largest database write: runs of consecutive pages up to KB; below a "
+	     "page's size each page by itself (a run passes its scenario's "
+	     "topology.write_max_kb)"},
     {.path = "max-connections",
      .flag = "max-connections",
      .sflag = 'n',

@@ -197,8 +197,10 @@ int mb_store_create(const struct mb_store_opts *o, struct mb_store **out, char *
 		rc = mb_io_create(mb_fault_vfs(st->fault), &st->io);
 	if (!rc)
 		rc = mb_cache_create((uint64_t)(cache_mb * 1048576.0), &st->cache);
-	if (!rc) /* as init recorded it: the engine the scenario models */
-		mb_cache_set_write_max(st->cache, (uint32_t)ti->write_max_kb * 1024u);
+	if (!rc) /* the run's scenario's, else as init recorded it */
+		mb_cache_set_write_max(
+		    st->cache,
+		    (uint32_t)(o->write_max_kb > 0 ? o->write_max_kb : ti->write_max_kb) * 1024u);
 	if (rc) {
 		snprintf(err, errlen, "cannot create the database cache (%g MB): %s", cache_mb,
 			 mb_strerror(rc));

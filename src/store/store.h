@@ -30,6 +30,8 @@ struct mb_store_opts {
 	int compression;	 /* 1 on, 0 off (never granted) */
 	uint32_t compress_min;	 /* threshold, bytes (default 256) */
 	double cache_mb;	 /* MiB; 0: the topology's scaled cache */
+	int write_max_kb;	 /* largest database write, KB (below a page: one
+				    page); 0: the topology's (init's scenario) */
 	int max_connections;	 /* default 20000 */
 	uint32_t max_frame;	 /* default MB_PROTO_MAX_FRAME */
 	int idle_timeout_s;	 /* default 1800 */

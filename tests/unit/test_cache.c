@@ -261,16 +261,19 @@ static void test_write_max(void **state)
 			break;
 		usleep(10000);
 	}
-	/* no flush runs meanwhile: a write call in flight has counted its
-	 * page when the lazy writer's batch is done; wait for quiet */
-	uint64_t pages, calls;
+	assert_true(s.dirty_pages * PS <= s.bytes_limit / 4);
+	/* the writer is idle below the quarter; settled when two samples 20 ms
+	 * apart agree (a write call counts before its pages do) */
+	uint64_t pages = 0, calls = 0;
 	for (int i = 0; i < 500; i++) {
+		mb_cache_stats_get(e.c, &s);
+		uint64_t p1 = s.writes - s0.writes, c1 = db_write_calls(&e) - w0;
+		usleep(20000);
 		mb_cache_stats_get(e.c, &s);
 		pages = s.writes - s0.writes;
 		calls = db_write_calls(&e) - w0;
-		if (pages == calls)
+		if (pages == p1 && calls == c1)
 			break;
-		usleep(10000);
 	}
 	printf("# lazy writer, a page per write: %llu pages in %llu writes\n",
 	       (unsigned long long)pages, (unsigned long long)calls);
