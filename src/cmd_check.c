@@ -41,16 +41,16 @@ static void on_problem(void *arg, const char *msg)
 	fprintf(stdout, "problem: %s\n", msg);
 }
 
-/* Every database DATA/topology.json lists must exist: a deleted database
- * file is a problem, not a clean directory.  Returns how many are missing. */
-static unsigned topo_db_missing(const char *data, void (*cb)(void *, const char *), void *arg,
+/* Every database DATA/topology.json lists (topo, NULL: none) must exist: a
+ * deleted database file is a problem, not a clean directory.  Returns how
+ * many are missing. */
+static unsigned topo_db_missing(const char *data, const struct mb_topology *topo,
+				void (*cb)(void *, const char *), void *arg,
 				struct mb_check_report *rep)
 {
-	char path[4200], err[256];
-	struct mb_topology *topo = NULL;
+	char path[4200];
 	unsigned missing = 0;
-	snprintf(path, sizeof(path), "%s/topology.json", data);
-	if (access(path, F_OK) != 0 || mb_topology_read(path, &topo, err, sizeof(err)))
+	if (!topo)
 		return 0;
 	int n = mb_topology_info(topo)->databases;
 	for (int d = 1; d <= n; d++) {
@@ -66,33 +66,14 @@ static unsigned topo_db_missing(const char *data, void (*cb)(void *, const char 
 			snprintf(rep->first_problem, sizeof(rep->first_problem), "%.500s", msg);
 		missing++;
 	}
-	mb_topology_destroy(topo);
 	return missing;
 }
 
-static int check_main(void *args, int argc, char **argv)
+/* The checks of o.data; topo is DATA/topology.json read once (NULL when
+ * there is none, has_topo false, or it could not be read: topo_err). */
+static int check_data(struct check_opts o, const struct mb_topology *topo, bool has_topo,
+		      const char *topo_err)
 {
-	struct check_opts o = *(struct check_opts *)args;
-	(void)argc;
-	(void)argv;
-	o.log_dir = o.log_dir_buf[0] ? o.log_dir_buf : NULL;
-	/* the log directory init recorded, unless given */
-	char topo_path[4200], topo_logs[4096] = "";
-	snprintf(topo_path, sizeof(topo_path), "%s/topology.json", o.data);
-	if (!o.log_dir && access(topo_path, F_OK) == 0) {
-		struct mb_topology *topo = NULL;
-		char err[256];
-		if (mb_topology_read(topo_path, &topo, err, sizeof(err)) == 0) {
-			snprintf(topo_logs, sizeof(topo_logs), "%s",
-				 mb_topology_info(topo)->log_dir);
-			mb_topology_destroy(topo);
-			if (topo_logs[0])
-				o.log_dir = topo_logs;
-		} else {
-			fprintf(stderr, "mailbench check: %s\n", err);
-			return MB_EXIT_USAGE;
-		}
-	}
 	struct mb_check_report rep;
 	memset(&rep, 0, sizeof(rep));
 	unsigned printed = 0;
@@ -116,16 +97,20 @@ static int check_main(void *args, int argc, char **argv)
 			    : "");
 		return MB_EXIT_RUNTIME;
 	}
-	rep.problems += topo_db_missing(o.data, on_problem, &printed, &rep);
+	rep.problems += topo_db_missing(o.data, topo, on_problem, &printed, &rep);
 	/* the store's content (a mailbox data directory's databases, when the
 	 * engine found them sound): bodies, attachments, shared instances */
 	struct mb_content_report crep;
 	bool content = false;
 	memset(&crep, 0, sizeof(crep));
-	if (r == 0 && !rep.problems && access(topo_path, F_OK) == 0) {
-		char err[1024];
-		int rc =
-		    mb_store_check_content(o.data, on_problem, &printed, &crep, err, sizeof(err));
+	if (r == 0 && !rep.problems && has_topo) {
+		char err[1024] = "";
+		int rc = MB_ECONFIG;
+		if (topo)
+			rc = mb_store_check_content(o.data, topo, on_problem, &printed, &crep, err,
+						    sizeof(err));
+		else
+			snprintf(err, sizeof(err), "%s", topo_err);
 		if (rc) {
 			fprintf(stderr, "mailbench check: %s: cannot check the content: %s\n",
 				o.data, err[0] ? err : mb_strerror(rc));
@@ -165,6 +150,34 @@ static int check_main(void *args, int argc, char **argv)
 		return ack > MB_EXIT_THRESHOLDS ? ack : MB_EXIT_THRESHOLDS;
 	}
 	return ack;
+}
+
+static int check_main(void *args, int argc, char **argv)
+{
+	struct check_opts o = *(struct check_opts *)args;
+	(void)argc;
+	(void)argv;
+	o.log_dir = o.log_dir_buf[0] ? o.log_dir_buf : NULL;
+	/* the topology, read once; the log directory init recorded, unless given */
+	char topo_path[4200], topo_logs[4096] = "", topo_err[256] = "";
+	snprintf(topo_path, sizeof(topo_path), "%s/topology.json", o.data);
+	bool has_topo = access(topo_path, F_OK) == 0;
+	struct mb_topology *topo = NULL;
+	if (has_topo && mb_topology_read(topo_path, &topo, topo_err, sizeof(topo_err)) != 0) {
+		topo = NULL;
+		if (!o.log_dir) {
+			fprintf(stderr, "mailbench check: %s\n", topo_err);
+			return MB_EXIT_USAGE;
+		}
+	}
+	if (!o.log_dir && topo) {
+		snprintf(topo_logs, sizeof(topo_logs), "%s", mb_topology_info(topo)->log_dir);
+		if (topo_logs[0])
+			o.log_dir = topo_logs;
+	}
+	int rc = check_data(o, topo, has_topo, topo_err);
+	mb_topology_destroy(topo);
+	return rc;
 }
 
 #define CO struct check_opts

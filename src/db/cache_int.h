@@ -70,9 +70,7 @@ struct mb_cache {
 static inline size_t mb__cache_run_pages(struct mb_cache *c, uint32_t run_bytes, uint32_t page_size)
 {
 	uint32_t b = atomic_load(&c->write_max);
-	if (b > run_bytes)
-		b = run_bytes;
-	return b < page_size ? 1 : b / page_size;
+	return mb_write_pages(b < run_bytes ? b : run_bytes, page_size);
 }
 
 static inline size_t hslot(const struct mb_cache *c, uint32_t id, uint32_t pgno)

@@ -178,6 +178,12 @@ void mb_cache_destroy(struct mb_cache *c);
  * the call. */
 #define MB_CACHE_WRITE_MAX_DEFAULT (1u << 20)
 void mb_cache_set_write_max(struct mb_cache *c, uint32_t bytes);
+/* The pages of page_size one write carries at a largest write of bytes:
+ * whole pages, at least one (the cache's rule, for those who describe it). */
+static inline uint32_t mb_write_pages(uint32_t bytes, uint32_t page_size)
+{
+	return bytes < page_size ? 1 : bytes / page_size;
+}
 
 struct mb_cache_stats {
 	uint64_t hits, misses; /* page requests found / not found in the cache */

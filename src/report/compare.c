@@ -7,17 +7,18 @@
 
 #include "config.h"
 #include "core/error.h"
+#include "db/db.h"
 #include "report/norm.h"
 
 void mb_compare_engine_str(const struct mb_scenario *sc, char *buf, size_t len)
 {
-	/* as the cache caps a write: whole pages, at least one */
+	/* as the cache caps a write */
 	char wr[48];
-	if (sc->write_max_kb < 2 * sc->page_kb)
+	uint32_t pages = mb_write_pages((uint32_t)sc->write_max_kb, (uint32_t)sc->page_kb);
+	if (pages == 1)
 		snprintf(wr, sizeof(wr), "a page per write");
 	else
-		snprintf(wr, sizeof(wr), "writes up to %d KB",
-			 sc->write_max_kb / sc->page_kb * sc->page_kb);
+		snprintf(wr, sizeof(wr), "writes up to %u KB", pages * (uint32_t)sc->page_kb);
 	snprintf(buf, len, "%s, %d KB pages, %s, %d db/%d sg", PACKAGE_STRING, sc->page_kb, wr,
 		 sc->databases, sc->storage_groups);
 }

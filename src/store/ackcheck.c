@@ -245,21 +245,14 @@ static int content_db(void *p, const char *where, int db, struct mb_schema *s, c
 	return rc;
 }
 
-int mb_store_check_content(const char *data_dir, void (*cb)(void *arg, const char *msg), void *arg,
+int mb_store_check_content(const char *data_dir, const struct mb_topology *topo,
+			   void (*cb)(void *arg, const char *msg), void *arg,
 			   struct mb_content_report *rep, char *err, size_t errlen)
 {
 	memset(rep, 0, sizeof(*rep));
 	err[0] = '\0';
-	char path[4096];
-	snprintf(path, sizeof(path), "%s/topology.json", data_dir);
-	struct mb_topology *topo = NULL;
-	int rc = mb_topology_read(path, &topo, err, errlen);
-	if (rc != 0)
-		return rc;
 	struct content_pass cp = {rep, cb, arg};
-	rc = mb_store_foreach_schema(data_dir, topo, content_db, &cp, err, errlen);
-	mb_topology_destroy(topo);
-	return rc;
+	return mb_store_foreach_schema(data_dir, topo, content_db, &cp, err, errlen);
 }
 
 int mb_ackcheck_run(const char *data_dir, const char *ack_log,

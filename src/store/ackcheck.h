@@ -60,9 +60,10 @@ int mb_store_foreach_schema(const char *data_dir, const struct mb_topology *topo
 			    mb_schema_visit fn, void *arg, char *err, size_t errlen);
 
 /* The content check (mb_schema_check_content) of every database of
- * DATA_DIR: problems to cb, counts in rep; 0 when it ran, else MB_E* with
- * err (MB_ENOTFOUND and the like when DATA_DIR has no topology.json). */
-int mb_store_check_content(const char *data_dir, void (*cb)(void *arg, const char *msg), void *arg,
+ * DATA_DIR, whose topology.json topo was read from: problems to cb,
+ * counts in rep; 0 when it ran, else MB_E* with err. */
+int mb_store_check_content(const char *data_dir, const struct mb_topology *topo,
+			   void (*cb)(void *arg, const char *msg), void *arg,
 			   struct mb_content_report *rep, char *err, size_t errlen);
 
 #endif

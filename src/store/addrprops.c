@@ -52,15 +52,24 @@ void mb_addr_build(struct mb_addr *a, const char *name)
 	a->entries_len = 8 + entry;
 }
 
-int mb_addr_sender_props(const struct mb_addr *a, int64_t submit_ms, struct mb_prop *out)
+/* A name, entry id and search key of a (tag 0: that one left out). */
+static int addr_ids(const struct mb_addr *a, uint32_t name, uint32_t entryid, uint32_t key,
+		    struct mb_prop *out)
 {
 	int n = 0;
-	out[n++] = mb_prop_bytes(MB_PR_SENDER_ENTRYID, a->entryid, a->entryid_len);
-	out[n++] = mb_prop_bytes(MB_PR_SENDER_SEARCH_KEY, a->search_key, a->search_key_len);
-	out[n++] = mb_prop_str(MB_PR_SENT_REPRESENTING_NAME, a->name);
-	out[n++] = mb_prop_bytes(MB_PR_SENT_REPRESENTING_ENTRYID, a->entryid, a->entryid_len);
-	out[n++] =
-	    mb_prop_bytes(MB_PR_SENT_REPRESENTING_SEARCH_KEY, a->search_key, a->search_key_len);
+	if (name)
+		out[n++] = mb_prop_str(name, a->name);
+	out[n++] = mb_prop_bytes(entryid, a->entryid, a->entryid_len);
+	out[n++] = mb_prop_bytes(key, a->search_key, a->search_key_len);
+	return n;
+}
+
+int mb_addr_sender_props(const struct mb_addr *a, int64_t submit_ms, struct mb_prop *out)
+{
+	/* the sender's name is the store's own column (PR_SENDER_NAME) */
+	int n = addr_ids(a, 0, MB_PR_SENDER_ENTRYID, MB_PR_SENDER_SEARCH_KEY, out);
+	n += addr_ids(a, MB_PR_SENT_REPRESENTING_NAME, MB_PR_SENT_REPRESENTING_ENTRYID,
+		      MB_PR_SENT_REPRESENTING_SEARCH_KEY, out + n);
 	out[n++] = mb_prop_str(MB_PR_REPLY_RECIPIENT_NAMES, a->name);
 	out[n++] = mb_prop_bytes(MB_PR_REPLY_RECIPIENT_ENTRIES, a->entries, a->entries_len);
 	out[n++] = mb_prop_i64(MB_PR_CLIENT_SUBMIT_TIME, submit_ms);
@@ -69,16 +78,37 @@ int mb_addr_sender_props(const struct mb_addr *a, int64_t submit_ms, struct mb_p
 
 int mb_addr_recipient_props(const struct mb_addr *a, bool named, struct mb_prop *out)
 {
-	int n = 0;
-	out[n++] = mb_prop_str(MB_PR_RECEIVED_BY_NAME, a->name);
-	out[n++] = mb_prop_bytes(MB_PR_RECEIVED_BY_ENTRYID, a->entryid, a->entryid_len);
-	out[n++] = mb_prop_bytes(MB_PR_RECEIVED_BY_SEARCH_KEY, a->search_key, a->search_key_len);
-	out[n++] = mb_prop_str(MB_PR_RCVD_REPRESENTING_NAME, a->name);
-	out[n++] = mb_prop_bytes(MB_PR_RCVD_REPRESENTING_ENTRYID, a->entryid, a->entryid_len);
-	out[n++] =
-	    mb_prop_bytes(MB_PR_RCVD_REPRESENTING_SEARCH_KEY, a->search_key, a->search_key_len);
+	int n = addr_ids(a, MB_PR_RECEIVED_BY_NAME, MB_PR_RECEIVED_BY_ENTRYID,
+			 MB_PR_RECEIVED_BY_SEARCH_KEY, out);
+	n += addr_ids(a, MB_PR_RCVD_REPRESENTING_NAME, MB_PR_RCVD_REPRESENTING_ENTRYID,
+		      MB_PR_RCVD_REPRESENTING_SEARCH_KEY, out + n);
 	out[n++] = mb_prop_i64(MB_PR_MESSAGE_TO_ME, named);
 	out[n++] = mb_prop_i64(MB_PR_MESSAGE_CC_ME, 0);
 	out[n++] = mb_prop_i64(MB_PR_MESSAGE_RECIP_ME, named);
 	return n;
+}
+
+bool mb_addr_is_prop(uint32_t tag)
+{
+	switch (tag) {
+	case MB_PR_SENDER_ENTRYID:
+	case MB_PR_SENDER_SEARCH_KEY:
+	case MB_PR_SENT_REPRESENTING_NAME:
+	case MB_PR_SENT_REPRESENTING_ENTRYID:
+	case MB_PR_SENT_REPRESENTING_SEARCH_KEY:
+	case MB_PR_REPLY_RECIPIENT_NAMES:
+	case MB_PR_REPLY_RECIPIENT_ENTRIES:
+	case MB_PR_CLIENT_SUBMIT_TIME:
+	case MB_PR_RECEIVED_BY_NAME:
+	case MB_PR_RECEIVED_BY_ENTRYID:
+	case MB_PR_RECEIVED_BY_SEARCH_KEY:
+	case MB_PR_RCVD_REPRESENTING_NAME:
+	case MB_PR_RCVD_REPRESENTING_ENTRYID:
+	case MB_PR_RCVD_REPRESENTING_SEARCH_KEY:
+	case MB_PR_MESSAGE_TO_ME:
+	case MB_PR_MESSAGE_CC_ME:
+	case MB_PR_MESSAGE_RECIP_ME:
+		return true;
+	}
+	return false;
 }

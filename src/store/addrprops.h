@@ -40,5 +40,8 @@ int mb_addr_sender_props(const struct mb_addr *a, int64_t submit_ms, struct mb_p
 /* The recipient group for a (named as a recipient when named, else reached
  * through a list): room for MB_ADDR_RECIPIENT_PROPS. */
 int mb_addr_recipient_props(const struct mb_addr *a, bool named, struct mb_prop *out);
+/* Is tag one of the two groups' (the store sets them, whatever a client
+ * set)?  Kept beside the builders above: a tag they add belongs here. */
+bool mb_addr_is_prop(uint32_t tag);
 
 #endif

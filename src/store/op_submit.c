@@ -48,30 +48,8 @@ static int add_rcpt(struct submit_state *sub, int user, bool named, int cap)
 /* Tags the store sets on a submitted message, whatever the client set. */
 static bool stamped(uint32_t t)
 {
-	switch (t) {
-	case MB_PR_SENDER_NAME:
-	case MB_PR_DELIVERY_TIME:
-	case MB_PR_MESSAGE_FLAGS:
-	case MB_PR_SENDER_ENTRYID:
-	case MB_PR_SENDER_SEARCH_KEY:
-	case MB_PR_SENT_REPRESENTING_NAME:
-	case MB_PR_SENT_REPRESENTING_ENTRYID:
-	case MB_PR_SENT_REPRESENTING_SEARCH_KEY:
-	case MB_PR_REPLY_RECIPIENT_NAMES:
-	case MB_PR_REPLY_RECIPIENT_ENTRIES:
-	case MB_PR_CLIENT_SUBMIT_TIME:
-	case MB_PR_RECEIVED_BY_NAME:
-	case MB_PR_RECEIVED_BY_ENTRYID:
-	case MB_PR_RECEIVED_BY_SEARCH_KEY:
-	case MB_PR_RCVD_REPRESENTING_NAME:
-	case MB_PR_RCVD_REPRESENTING_ENTRYID:
-	case MB_PR_RCVD_REPRESENTING_SEARCH_KEY:
-	case MB_PR_MESSAGE_TO_ME:
-	case MB_PR_MESSAGE_CC_ME:
-	case MB_PR_MESSAGE_RECIP_ME:
-		return true;
-	}
-	return false;
+	return t == MB_PR_SENDER_NAME || t == MB_PR_DELIVERY_TIME || t == MB_PR_MESSAGE_FLAGS ||
+	       mb_addr_is_prop(t);
 }
 
 /* SubmitMessage, phase 0 (home database): resolve recipients, save the
