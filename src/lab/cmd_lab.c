@@ -102,6 +102,8 @@ static int write_env(const char *data, const struct mb_lab *lab)
 	    "dovecot_pid", (int)in->dovecot_pid, "postfix_pid", (int)in->postfix_pid, "lmtp_port",
 	    in->lmtp_port, "login_mode", in->login_mode, "mail_format", in->mail_format, "dir",
 	    in->dir, "pid", (int)getpid(), "dovecot_restarts", in->dovecot_restarts);
+	if (o)
+		json_object_set_new(o, "versions", json_string(in->versions));
 	if (o && in->tls_cert[0]) {
 		json_object_set_new(o, "imaps", json_string(in->imaps_url));
 		json_object_set_new(o, "smtps", json_string(in->smtps_url));

@@ -201,15 +201,16 @@ static int spawn(char *const argv[], const char *logpath, pid_t *pid)
 	return rc ? mb_from_errno(rc) : 0;
 }
 
-/* Run postqueue ARG on the lab's Postfix; with out, its output's lines are
- * counted into *lines.  0 when it exited 0. */
-static int postqueue(const char *labdir, const char *arg, int *lines)
+/* Run the program NAME (found as find_prog finds it) with args (args[0]
+ * is set here); its standard output's lines are counted into *lines and
+ * its first line kept in first (cap bytes, without the newline) when they
+ * are not NULL.  0 when it exited 0. */
+static int run_prog(const char *name, char *args[], int *lines, char *first, size_t cap)
 {
-	char prog[4200], conf[4200];
-	if (!find_prog("postqueue", prog, sizeof(prog)))
+	char prog[4200];
+	if (!find_prog(name, prog, sizeof(prog)))
 		return MB_ENOTFOUND;
-	snprintf(conf, sizeof(conf), "%s/postfix", labdir);
-	char *argv[] = {prog, "-c", conf, (char *)arg, NULL};
+	args[0] = prog;
 	int fds[2];
 	if (pipe(fds))
 		return MB_ESYS;
@@ -221,7 +222,7 @@ static int postqueue(const char *labdir, const char *arg, int *lines)
 	posix_spawn_file_actions_addclose(&fa, fds[0]);
 	posix_spawn_file_actions_addclose(&fa, fds[1]);
 	pid_t pid;
-	int rc = posix_spawn(&pid, prog, &fa, NULL, argv, environ);
+	int rc = posix_spawn(&pid, prog, &fa, NULL, args, environ);
 	posix_spawn_file_actions_destroy(&fa);
 	close(fds[1]);
 	if (rc) {
@@ -230,10 +231,17 @@ static int postqueue(const char *labdir, const char *arg, int *lines)
 	}
 	FILE *f = fdopen(fds[0], "r");
 	int n = 0, ch, bol = 1;
+	size_t k = 0;
+	bool in_first = first && cap; /* until the first newline */
 	while (f && (ch = fgetc(f)) != EOF) {
+		in_first = in_first && ch != '\n';
+		if (in_first && k + 1 < cap)
+			first[k++] = (char)ch;
 		n += bol && ch != '\n';
 		bol = ch == '\n';
 	}
+	if (first && cap)
+		first[k] = '\0';
 	if (f)
 		fclose(f);
 	else
@@ -244,6 +252,31 @@ static int postqueue(const char *labdir, const char *arg, int *lines)
 	if (lines)
 		*lines = n;
 	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : MB_EIO;
+}
+
+/* Run postqueue ARG on the lab's Postfix; with lines, its output's lines
+ * are counted into *lines.  0 when it exited 0. */
+static int postqueue(const char *labdir, const char *arg, int *lines)
+{
+	char conf[4200];
+	snprintf(conf, sizeof(conf), "%s/postfix", labdir);
+	char *argv[] = {NULL, "-c", conf, (char *)arg, NULL};
+	return run_prog("postqueue", argv, lines, NULL, 0);
+}
+
+/* The servers' versions, as their own commands print them ("Dovecot
+ * 2.3.19.1, Postfix 3.7.11"); "n/a" for one whose command failed. */
+static void lab_versions(struct mb_lab *l)
+{
+	char dv[64] = "", pf[64] = "";
+	char *dargs[] = {NULL, "--version", NULL};
+	char *pargs[] = {NULL, "-c", l->pfconf, "-h", "mail_version", NULL};
+	if (run_prog("dovecot", dargs, NULL, dv, sizeof(dv)) || !dv[0])
+		snprintf(dv, sizeof(dv), "n/a");
+	dv[strcspn(dv, " ")] = '\0'; /* "2.3.19.1 (9b53102964)" */
+	if (run_prog("postconf", pargs, NULL, pf, sizeof(pf)) || !pf[0])
+		snprintf(pf, sizeof(pf), "n/a");
+	snprintf(l->info.versions, sizeof(l->info.versions), "Dovecot %s, Postfix %s", dv, pf);
 }
 
 int mb_lab_queued(const char *labdir, int flush)
@@ -583,6 +616,7 @@ int mb_lab_start(const struct mb_lab_opts *o, struct mb_lab **out, char *err, si
 			fprintf(stderr, "%s; starting again on other ports\n", err);
 	}
 	l->dv_backoff_ms = 100;
+	lab_versions(l);
 	*out = l;
 	return 0;
 }

@@ -109,6 +109,11 @@ int mb_session_users(const struct mb_session *s);
 double mb_session_scale(const struct mb_session *s);
 double mb_session_accel(const struct mb_session *s);
 bool mb_session_compression(const struct mb_session *s);
+/* Whether the target has RPC compression (the embedded store's protocol:
+ * yes; imap, null: no); the run's client mode as the header shows it
+ * ("online, compression on", or its compression n/a with the reason). */
+bool mb_session_compression_applies(const struct mb_session *s);
+void mb_session_client_mode(const struct mb_session *s, char *buf, size_t len);
 double mb_session_warmup(const struct mb_session *s);
 /* Seconds after the load started at which the measured window starts:
  * the warm-up; in cached mode no earlier than the moment every user's
@@ -133,6 +138,11 @@ int mb_session_save_thresholds(struct mb_session *s);
  * store the session starts; why store counters are n/a ("" when not). */
 const char *mb_session_target(const struct mb_session *s);
 bool mb_session_embedded(const struct mb_session *s);
+/* The engine line of the run's column: the embedded store's settings
+ * (mb_compare_engine_str), the storage test's when it ran alone, the
+ * lab's servers and versions, or the target's address when it was started
+ * elsewhere (what this run cannot know is said n/a). */
+void mb_session_engine(const struct mb_session *s, char *buf, size_t len);
 const char *mb_session_unmeasured(const struct mb_session *s);
 /* Actions the load engine reported the target cannot run (bit per action). */
 uint32_t mb_session_unsupported(const struct mb_session *s);

@@ -19,6 +19,7 @@
 #include "core/error.h"
 #include "core/options.h"
 #include "load/dist.h"
+#include "report/compare.h"
 #include "report/session_int.h"
 #include "store/store.h"
 
@@ -303,6 +304,33 @@ const char *mb_session_target(const struct mb_session *s) { return s->target_str
 
 bool mb_session_embedded(const struct mb_session *s) { return !s->configured || s->embedded; }
 
+void mb_session_engine(const struct mb_session *s, char *buf, size_t len)
+{
+	const struct mb_target_cfg *tc = &s->tcfg;
+	bool stress_only = s->load_t0 <= 0 && s->have_st &&
+			   (s->stress || mb_histset_count(s->stress_hists) > 0);
+	if (mb_session_embedded(s) && stress_only)
+		snprintf(buf, len, "%s storage test, %d KB pages, %d db, %s mode",
+			 PACKAGE_STRING, s->st.page_kb, s->st.databases, s->st.mode);
+	else if (mb_session_embedded(s))
+		mb_compare_engine_str(&s->sc, buf, len);
+	else if (s->lab)
+		snprintf(buf, len, "%s",
+			 s->lab_engine[0] ? s->lab_engine : "Dovecot, Postfix (the lab: not up yet)");
+	else if (s->imap)
+		snprintf(buf, len, "an IMAP server at %.200s, SMTP submission at %.200s (started "
+				   "elsewhere: versions n/a)",
+			 tc->address[0], tc->address[1][0] ? tc->address[1] : "n/a");
+	else if (!strcmp(tc->driver, "mbstore"))
+		snprintf(buf, len, "a mailbench store at %.200s (started elsewhere: its settings n/a)",
+			 tc->address[0]);
+	else if (!strcmp(tc->driver, "null"))
+		snprintf(buf, len, "none (the null target does no I/O)");
+	else
+		snprintf(buf, len, "%.50s target at %.200s", tc->driver,
+			 tc->address[0][0] ? tc->address[0] : "n/a");
+}
+
 const char *mb_session_unmeasured(const struct mb_session *s) { return s->unmeasured; }
 
 uint32_t mb_session_unsupported(const struct mb_session *s) { return s->unsupported; }
@@ -358,6 +386,20 @@ long mb_session_seed(const struct mb_session *s)
 bool mb_session_compression(const struct mb_session *s)
 {
 	return s->p.compression >= 0 ? s->p.compression != 0 : s->sc.compression;
+}
+
+bool mb_session_compression_applies(const struct mb_session *s)
+{
+	return !s->tops || (s->tops->flags & MB_TARGET_F_COMPRESS);
+}
+
+void mb_session_client_mode(const struct mb_session *s, char *buf, size_t len)
+{
+	if (mb_session_compression_applies(s))
+		mb_compare_mode_str(s->sc.mode, mb_session_compression(s), buf, len);
+	else
+		snprintf(buf, len, "%s, compression n/a (the %s target has no RPC compression)",
+			 s->sc.mode == MB_MODE_CACHED ? "cached" : "online", s->tops->name);
 }
 
 double mb_session_warmup(const struct mb_session *s)

@@ -133,6 +133,7 @@ struct mb_session {
 	bool imap; /* the target speaks IMAP (the lab or imap://) */
 	struct mb_child *labc, *check;
 	bool lab_up;
+	char lab_engine[MB_TEXT_MAX]; /* the servers and their versions (DATA/lab.json) */
 	int lab_restarts;
 	uv_timer_t check_timer;
 	double check_t0;

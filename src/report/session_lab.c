@@ -140,6 +140,22 @@ static int lab_tls(struct mb_session *s, char *imap, char *smtp, size_t cap)
 	return rc;
 }
 
+/* The lab's engine line (DATA/lab.json): "Dovecot 2.3.19.1, Postfix
+ * 3.7.11 (the lab: maildir, performance login)". */
+static void lab_engine(struct mb_session *s)
+{
+	char path[MB_PATH_MAX + 32];
+	snprintf(path, sizeof(path), "%s/lab.json", s->p.data_dir);
+	json_t *j = json_load_file(path, 0, NULL);
+	const char *v = json_string_value(json_object_get(j, "versions"));
+	const char *fmt = json_string_value(json_object_get(j, "mail_format"));
+	const char *login = json_string_value(json_object_get(j, "login_mode"));
+	snprintf(s->lab_engine, sizeof(s->lab_engine), "%s (the lab: %s, %.*s login)",
+		 v ? v : "Dovecot, Postfix (versions n/a: DATA/lab.json does not say them)",
+		 fmt ? fmt : "n/a", login ? (int)strcspn(login, " ") : 3, login ? login : "n/a");
+	json_decref(j);
+}
+
 /* "  --target imap://127.0.0.1:P --submit smtp://127.0.0.1:Q" (with TLS:
  * lab_tls) */
 static void lab_up(struct mb_session *s, const char *line)
@@ -159,6 +175,7 @@ static void lab_up(struct mb_session *s, const char *line)
 	snprintf(s->tcfg.address[0], sizeof(s->tcfg.address[0]), "%s", imap);
 	snprintf(s->tcfg.address[1], sizeof(s->tcfg.address[1]), "%s", smtp);
 	s->lab_up = true;
+	lab_engine(s);
 	uv_timer_stop(&s->listen_timer);
 	pid_t roots[2];
 	int n = mb__lab_roots(s, roots, 2);

@@ -61,7 +61,8 @@ static void build_summary(const struct mb_session *s, struct mb_run_summary *o)
 	o->users = mb_session_users(s);
 	o->scale = mb_session_scale(s);
 	o->accel = mb_session_accel(s);
-	o->compression = mb_session_compression(s);
+	/* in force: asked, and the target has it */
+	o->compression = mb_session_compression(s) && mb_session_compression_applies(s);
 	o->duration_s = mb_session_elapsed(s);
 	o->warmup_s = mb_session_measure_from(s);
 	o->has_first_downloads = s->sc.mode == MB_MODE_CACHED && s->load_t0 > 0;
@@ -91,8 +92,8 @@ static void build_summary(const struct mb_session *s, struct mb_run_summary *o)
 			 s->data_info.fingerprint);
 	}
 	snprintf(o->platform, sizeof(o->platform), "%s", s->platform);
-	mb_compare_engine_str(&s->sc, o->engine, sizeof(o->engine));
-	mb_compare_mode_str(s->sc.mode, o->compression, o->client_mode, sizeof(o->client_mode));
+	mb_session_engine(s, o->engine, sizeof(o->engine));
+	mb_session_client_mode(s, o->client_mode, sizeof(o->client_mode));
 	o->smt = s->smt;
 	mb_session_average(s, o->avg, o->has);
 	/* the one LoadSim score (core/score.h), the same value as the counter */

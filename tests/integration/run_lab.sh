@@ -9,7 +9,9 @@
 # records the lost connections and the restart (health.connections), and
 # the check finds 0 acknowledged messages missing (health.ack_check).  The
 # server counters come from /proc (processor time, context switches,
-# virtual bytes); "RPC operations/s" is labelled protocol commands/s.
+# virtual bytes); "RPC operations/s" is labelled protocol commands/s; the
+# engine row names Dovecot and Postfix with their versions, and RPC
+# compression is n/a.
 # Then a run interrupted by SIGINT during its load: it stops, leaving no
 # Dovecot or Postfix process.  Exit 77 without dovecot/postfix/jq or root.
 set -u
@@ -106,6 +108,17 @@ for sc in online cached; do
 	grep -q "check free/busy .*not supported by the target" "$T/$sc.out" || fail "$sc: free/busy"
 	j=$T/$sc.json
 	[ "$(jq -r '.health.ack_check.ran' "$j")" = true ] || fail "$sc: the ack check did not run"
+	# the engine row names the servers that served the run, with the
+	# versions their own commands print, not the embedded store's settings
+	dv=$(dovecot --version | cut -d' ' -f1)
+	pf=$(postconf -h mail_version)
+	eng=$(jq -r '.header.engine' "$j")
+	[ "$eng" = "Dovecot $dv, Postfix $pf (the lab: maildir, performance login)" ] ||
+		fail "$sc: engine row '$eng'"
+	grep -q "; Dovecot $dv, Postfix $pf (the lab" "$T/$sc.out" || fail "$sc: engine not in the table's legend"
+	[ "$(jq -r '.parameters.compression' "$j")" = false ] || fail "$sc: RPC compression said in force"
+	jq -r '.header.client_mode' "$j" | grep -q "compression n/a (the imap target" ||
+		fail "$sc: client mode '$(jq -r '.header.client_mode' "$j")'"
 	[ "$(jq -r '.health.ack_check.lost' "$j")" = 0 ] || fail "$sc: acknowledged messages lost"
 	[ "$(jq -r '.health.ack_check.checked > 0' "$j")" = true ] || fail "$sc: nothing acknowledged"
 	[ "$(jq -r '.health.connections.lost >= 1' "$j")" = true ] || fail "$sc: no lost connection recorded"

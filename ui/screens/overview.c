@@ -120,8 +120,8 @@ static void draw_overview(struct mb_console *c, int top, int h)
 	mb_session_live(c->s, live, lh);
 	mb_session_average(c->s, avg, ah);
 	char engine[MB_TEXT_MAX], mode[MB_TEXT_MAX];
-	mb_compare_engine_str(sc, engine, sizeof(engine));
-	mb_compare_mode_str(sc->mode, mb_session_compression(c->s), mode, sizeof(mode));
+	mb_session_engine(c->s, engine, sizeof(engine));
+	mb_session_client_mode(c->s, mode, sizeof(mode));
 	struct mb_compare_input in;
 	memset(&in, 0, sizeof(in));
 	in.sc = sc;
