@@ -356,9 +356,12 @@ static int apply_value(struct mb_opt_ld *ld, struct inst *in, const config_setti
 			if (k < 0) {
 				char ch[256];
 				mb__opt_choices_text(o->choices, ch, sizeof(ch));
+				/* a file of another kind: say what each kind is for */
 				return fail_at(ld, setting_file(ld, s),
 					       config_setting_source_line(s), field,
-					       "must be one of %s, not \"%s\"", ch, v);
+					       "must be one of %s, not \"%s\"%s%s", ch, v,
+					       o->type == MB_OT_KIND ? "; " : "",
+					       o->type == MB_OT_KIND ? o->help : "");
 			}
 			if (o->type == MB_OT_ENUM)
 				*(int *)(base + in->off) = k;

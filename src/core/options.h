@@ -47,14 +47,19 @@
 
 #define MB_FIELD_SIZE(T, f) sizeof(((T *)0)->f)
 
-/* A scenario: a name under scenarios/ or a .cfg path. */
-#define MB_OPTION_SCENARIO(T, f, def, fl, dt)                                                      \
+/* A scenario: a name under scenarios/ or a .cfg path (help: what it may
+ * name; MB_OPTION_SCENARIO: a mailbox scenario). */
+#define MB_OPTION_SCENARIO_H(T, f, def, fl, dt, h)                                                 \
 	{                                                                                          \
 		.path = "scenario", .flag = "scenario", .sflag = 's', .metavar = "SCENARIO",       \
 		.type = MB_OT_STRING, .off = offsetof(T, f), .size = MB_FIELD_SIZE(T, f),          \
 		.sdef = def, .flags = MB_OPT_NONEMPTY | MB_OPT_CONSOLE | (fl), .dtext = dt,        \
-		.help = "scenario: online (1), cached (2), storage, or a .cfg path"                \
+		.help = h                                                                          \
 	}
+#define MB_OPTION_SCENARIO(T, f, def, fl, dt)                                                      \
+	MB_OPTION_SCENARIO_H(T, f, def, fl, dt,                                                    \
+			     "scenario: online (1), cached (2), or a .cfg path of kind "           \
+			     "\"mailbox\" (the storage test: mailbench storage-test)")
 
 #define MB_OPTION_USERS(T, f, dt)                                                                  \
 	{                                                                                          \

@@ -681,7 +681,8 @@ static const struct mb_opt st_opts[] = {
      .help = "soft-recovery: log segments to replay"},
     MB_OPTION_JSON(TA, json, "write every figure and the parameters as JSON"),
     MB_OPTION_STATS_FD(TA, stats_fd, 0),
-    MB_OPTION_SCENARIO(TA, scenario, "storage", 0, "storage"),
+    MB_OPTION_SCENARIO_H(TA, scenario, "storage", 0, "storage",
+			 "storage-test file: storage, or a .cfg path of kind \"storage\""),
 };
 
 const struct mb_cmd_entry mb_cmd_storage_test_entry = {

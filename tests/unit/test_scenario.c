@@ -211,8 +211,12 @@ static void test_storage_published(void **state)
 	struct mb_scenario *s = sc_new();
 	assert_int_equal(mb_scenario_load("storage", s, &err), MB_ECONFIG);
 	assert_string_equal(err.field, "kind");
+	/* and the error says which command runs the other kind */
+	assert_non_null(strstr(err.message, "not \"storage\"; "));
+	assert_non_null(strstr(err.message, "run by mailbench storage-test"));
 	assert_int_equal(mb_storage_cfg_load("online", &c, &err), MB_ECONFIG);
 	assert_string_equal(err.field, "kind");
+	assert_non_null(strstr(err.message, "a \"mailbox\" file is a scenario (1 online"));
 	free(s);
 }
 
