@@ -62,9 +62,9 @@ struct mb_lab_info {
 	char login_mode[160];	    /* for report headers */
 	char mail_format[16];
 	char versions[160]; /* "Dovecot 2.3.19.1, Postfix 3.7.11" (report headers) */
-	char dir[4096];	   /* DATA/lab */
-	pid_t dovecot_pid; /* Dovecot master (our child) */
-	pid_t postfix_pid; /* Postfix master */
+	char dir[4096];	    /* DATA/lab */
+	pid_t dovecot_pid;  /* Dovecot master (our child) */
+	pid_t postfix_pid;  /* Postfix master */
 	int dovecot_restarts;
 };
 

@@ -307,22 +307,25 @@ bool mb_session_embedded(const struct mb_session *s) { return !s->configured || 
 void mb_session_engine(const struct mb_session *s, char *buf, size_t len)
 {
 	const struct mb_target_cfg *tc = &s->tcfg;
-	bool stress_only = s->load_t0 <= 0 && s->have_st &&
-			   (s->stress || mb_histset_count(s->stress_hists) > 0);
+	bool stress_only =
+	    s->load_t0 <= 0 && s->have_st && (s->stress || mb_histset_count(s->stress_hists) > 0);
 	if (mb_session_embedded(s) && stress_only)
-		snprintf(buf, len, "%s storage test, %d KB pages, %d db, %s mode",
-			 PACKAGE_STRING, s->st.page_kb, s->st.databases, s->st.mode);
+		snprintf(buf, len, "%s storage test, %d KB pages, %d db, %s mode", PACKAGE_STRING,
+			 s->st.page_kb, s->st.databases, s->st.mode);
 	else if (mb_session_embedded(s))
 		mb_compare_engine_str(&s->sc, buf, len);
 	else if (s->lab)
 		snprintf(buf, len, "%s",
-			 s->lab_engine[0] ? s->lab_engine : "Dovecot, Postfix (the lab: not up yet)");
+			 s->lab_engine[0] ? s->lab_engine
+					  : "Dovecot, Postfix (the lab: not up yet)");
 	else if (s->imap)
-		snprintf(buf, len, "an IMAP server at %.200s, SMTP submission at %.200s (started "
-				   "elsewhere: versions n/a)",
+		snprintf(buf, len,
+			 "an IMAP server at %.200s, SMTP submission at %.200s (started "
+			 "elsewhere: versions n/a)",
 			 tc->address[0], tc->address[1][0] ? tc->address[1] : "n/a");
 	else if (!strcmp(tc->driver, "mbstore"))
-		snprintf(buf, len, "a mailbench store at %.200s (started elsewhere: its settings n/a)",
+		snprintf(buf, len,
+			 "a mailbench store at %.200s (started elsewhere: its settings n/a)",
 			 tc->address[0]);
 	else if (!strcmp(tc->driver, "null"))
 		snprintf(buf, len, "none (the null target does no I/O)");
