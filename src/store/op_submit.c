@@ -88,11 +88,6 @@ int mb__submit_begin(struct dbw *w, struct req *r, struct handle *h)
 	}
 	if (rc)
 		return rc;
-	/* the Sent Items copy and one in each recipient's Inbox must fit
-	 * above the free-space reserve (reserve.c); nothing is written yet */
-	rc = mb__reserve_check(st, mb__handle_bytes(h) * (uint64_t)(1 + sub->nrcpt));
-	if (rc)
-		return rc;
 	/* databases in increasing order */
 	sub->dbs = mb__ar(r, (size_t)st->ndb * sizeof(int));
 	if (!sub->dbs)
@@ -105,6 +100,15 @@ int mb__submit_begin(struct dbw *w, struct req *r, struct handle *h)
 			}
 		}
 	}
+	/* what it adds must fit above the free-space reserve (reserve.c;
+	 * nothing is written yet): the Sent Items copy whole; the body and
+	 * attachments once per recipient database (single-instance); the
+	 * rest of a row per recipient */
+	uint64_t content = mb__handle_content_bytes(h), all = mb__handle_bytes(h);
+	rc = mb__reserve_check(st, all + content * (uint64_t)sub->ndb +
+				       (all - content) * (uint64_t)sub->nrcpt);
+	if (rc)
+		return rc;
 	sub->dl = mb__ar(r, (size_t)sub->nrcpt * sizeof(struct mb_delivery));
 	if (!sub->dl)
 		return MB_ETOOBIG;

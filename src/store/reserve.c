@@ -9,9 +9,10 @@
  * Items and deletes, and the log and checkpoints of the engine, for which
  * the reserve keeps the room.  An operation that would add more than the
  * room left above the reserve is refused too: a draft's save counts what
- * the draft holds, a submission that once for its Sent Items copy and once
- * per recipient it resolves to (each has a copy of its own in its Inbox),
- * a copy the sizes of the messages it copies.  So one client that
+ * the draft holds; a submission that once for its Sent Items copy, its
+ * body and attachments once per recipient database (stored once there for
+ * all its recipients, single-instance) and the rest of a row once per
+ * recipient it resolves to; a copy the sizes of the messages it copies.  So one client that
  * fills the disk costs the others their new mail, not their storage group
  * (a write that finds the disk full puts the whole group in the ERROR
  * state, groups.c).

@@ -15,9 +15,10 @@
  *    With 268 MiB free (12 MiB of room above the reserve, less the
  *    cache's dirty pages: some KiB here) what fits passes and what does
  *    not is refused: a 1.5 MiB message's save passes; a 2.5 MiB draft's
- *    submission to four recipients (its Sent Items copy and four: 12.5
- *    MiB) does not and changes nothing, to one recipient (5 MiB) it does
- *    and is delivered; a copy of the 1.5 MiB message ten times (15 MiB)
+ *    submission to four recipients in four databases (its Sent Items copy
+ *    and four: 12.5 MiB) does not and changes nothing, to four in one
+ *    database (the body stored once there: 5 MiB) it does and is
+ *    delivered; a copy of the 1.5 MiB message ten times (15 MiB)
  *    does not, one copy does (the store has a 64 MiB cache, so the copies
  *    made before the refusal fit in one transaction).
  */
@@ -221,7 +222,8 @@ static int setup_chan(void **state)
 	mb_store_opts_init(&o);
 	o.stats_fd = chan[0];
 	o.cache_mb = 64;
-	return storetest_start_opts(&T, 4, &o);
+	/* 48 users over the scenario's 12 databases: 4 in each */
+	return storetest_start_opts(&T, 48, &o);
 }
 
 static int teardown_chan(void **state)
@@ -343,14 +345,22 @@ static void test_low_disk_fault(void **state)
 	uint64_t big[10];
 	for (int i = 0; i < 10; i++)
 		big[i] = rep.ops[2].u.saved.mid;
-	/* a submission: its Sent Items copy and one per recipient; four
-	 * recipients of a 2.5 MiB draft (12.5 MiB) do not fit, one (5 MiB)
-	 * does and is delivered */
+	/* a submission: its Sent Items copy, and its body once per recipient
+	 * database; four recipients of a 2.5 MiB draft in four databases
+	 * (12.5 MiB) do not fit, four in one database (5 MiB) do and are
+	 * delivered (a copy per recipient, 12.5 MiB, would not have fitted) */
 	static char body2[2560 << 10];
 	memset(body2, 'r', sizeof(body2) - 1);
-	struct mb_bytes to[4];
+	struct mb_bytes to[4], one_db[4];
+	int db2 = mb_topology_user(T.topo, 2)->db, k = 0;
 	for (int i = 0; i < 4; i++)
 		to[i] = mb_str(mb_topology_user(T.topo, i)->name);
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(mb_topology_user(T.topo, i)->db, i + 1);
+	for (int i = 2; i < mb_topology_user_count(T.topo) && k < 4; i++)
+		if (mb_topology_user(T.topo, i)->db == db2)
+			one_db[k++] = mb_str(mb_topology_user(T.topo, i)->name);
+	assert_int_equal(k, 4);
 	uint64_t sent = MB_FID(mb_client_mailbox(c), MB_FID_SENT);
 	uint32_t n_sent = count(c, sent);
 	struct mb_client *c2 = storetest_client(&T, 2, 0);
@@ -365,7 +375,7 @@ static void test_low_disk_fault(void **state)
 	assert_int_equal(rep.ops[2].status, MB_ELOWDISK);
 	assert_int_equal(count(c, sent), n_sent);
 	assert_int_equal(count(c2, inbox2), n_inbox2);
-	opbatch_mail_props(sp, "room", body2, &to[2], 1);
+	opbatch_mail_props(sp, "room", body2, one_db, 4);
 	memset(ops, 0, sizeof(ops));
 	opbatch_compose(ops, sent, 5, sp, 3, MB_OP_SUBMIT);
 	assert_int_equal(mb_client_call(c, ops, 3, &rep), 0);
