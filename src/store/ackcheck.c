@@ -255,9 +255,11 @@ int mb_store_check_content(const char *data_dir, const struct mb_topology *topo,
 	return mb_store_foreach_schema(data_dir, topo, content_db, &cp, err, errlen);
 }
 
-int mb_ackcheck_run(const char *data_dir, const char *ack_log,
-		    void (*cb)(void *arg, const char *msg), void *arg,
-		    struct mb_ackcheck_report *rep, char *err, size_t errlen)
+/* The check against topo (NULL: topo_err says why it could not be read,
+ * after the ack log's own errors). */
+static int ack_run(const char *data_dir, const struct mb_topology *topo, const char *topo_err,
+		   const char *ack_log, void (*cb)(void *arg, const char *msg), void *arg,
+		   struct mb_ackcheck_report *rep, char *err, size_t errlen)
 {
 	memset(rep, 0, sizeof(*rep));
 	err[0] = '\0';
@@ -266,13 +268,10 @@ int mb_ackcheck_run(const char *data_dir, const char *ack_log,
 	int rc = read_log(ack_log, &v, &n, &rep->lines, err, errlen);
 	if (rc != 0)
 		return rc;
-	char path[4096];
-	snprintf(path, sizeof(path), "%s/topology.json", data_dir);
-	struct mb_topology *topo = NULL;
-	rc = mb_topology_read(path, &topo, err, errlen);
-	if (rc != 0) {
+	if (!topo) {
+		snprintf(err, errlen, "%s", topo_err);
 		free(v);
-		return rc;
+		return MB_ECONFIG;
 	}
 	int nusers = mb_topology_user_count(topo);
 	for (size_t i = 0; i < n; i++) {
@@ -290,8 +289,21 @@ int mb_ackcheck_run(const char *data_dir, const char *ack_log,
 	}
 	struct ack_pass ap = {v, n, topo, rep, cb, arg, nusers};
 	rc = mb_store_foreach_schema(data_dir, topo, ack_db, &ap, err, errlen);
-	mb_topology_destroy(topo);
 	free(v);
+	return rc;
+}
+
+int mb_ackcheck_run(const char *data_dir, const char *ack_log,
+		    void (*cb)(void *arg, const char *msg), void *arg,
+		    struct mb_ackcheck_report *rep, char *err, size_t errlen)
+{
+	char path[4096], terr[512] = "";
+	snprintf(path, sizeof(path), "%s/topology.json", data_dir);
+	struct mb_topology *topo = NULL;
+	if (mb_topology_read(path, &topo, terr, sizeof(terr)) != 0)
+		topo = NULL;
+	int rc = ack_run(data_dir, topo, terr, ack_log, cb, arg, rep, err, errlen);
+	mb_topology_destroy(topo);
 	return rc;
 }
 
@@ -304,12 +316,14 @@ static void print_problem(void *arg, const char *msg)
 		fprintf(stderr, "mailbench check: ... (more problems not shown)\n");
 }
 
-int mb_ackcheck_cmd(const char *data_dir, const char *ack_log)
+int mb_ackcheck_cmd(const char *data_dir, const struct mb_topology *topo, const char *topo_err,
+		    const char *ack_log)
 {
 	struct mb_ackcheck_report rep;
 	char err[1024];
 	unsigned long shown = 0;
-	int rc = mb_ackcheck_run(data_dir, ack_log, print_problem, &shown, &rep, err, sizeof(err));
+	int rc = ack_run(data_dir, topo, topo_err, ack_log, print_problem, &shown, &rep, err,
+			 sizeof(err));
 	if (rc == MB_ECONFIG || (rc != 0 && rep.lines == 0 && err[0])) {
 		fprintf(stderr, "mailbench check: %s\n", err[0] ? err : mb_strerror(rc));
 		return rc == MB_ECONFIG || rc == MB_EIO ? 2 : 3;

@@ -43,12 +43,14 @@ int mb_ackcheck_run(const char *data_dir, const char *ack_log,
 		    void (*cb)(void *arg, const char *msg), void *arg,
 		    struct mb_ackcheck_report *rep, char *err, size_t errlen);
 
-/* For `mailbench check --data DIR --ack-log FILE`: run the check, print
- * each problem and a one-line verdict (problems on stderr, the verdict on
- * stdout), and return the exit code: 0 every acknowledged write is as
- * acknowledged, 1 data lost or resurrected, 2 malformed ack log or
- * unreadable topology, 3 the databases could not be read. */
-int mb_ackcheck_cmd(const char *data_dir, const char *ack_log);
+/* For `mailbench check --data DIR --ack-log FILE`: run the check against
+ * DIR's topology as the command read it (NULL: topo_err says why it could
+ * not be), print each problem and a one-line verdict (problems on stderr,
+ * the verdict on stdout), and return the exit code: 0 every acknowledged
+ * write is as acknowledged, 1 data lost or resurrected, 2 malformed ack log
+ * or unreadable topology, 3 the databases could not be read. */
+int mb_ackcheck_cmd(const char *data_dir, const struct mb_topology *topo, const char *topo_err,
+		    const char *ack_log);
 
 /* Open each database of DATA_DIR's topology through the store's schema,
  * one storage group at a time (each group's log replayed, as a mount
