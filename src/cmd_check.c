@@ -145,8 +145,9 @@ static int check_data(struct check_opts o, const struct mb_topology *topo, bool 
 	}
 	char no_topo[4200];
 	snprintf(no_topo, sizeof(no_topo), "%s/topology.json: no such file", o.data);
-	int ack = o.ack_log ? mb_ackcheck_cmd(o.data, topo, has_topo ? topo_err : no_topo, o.ack_log)
-			    : MB_EXIT_OK;
+	int ack = o.ack_log
+		      ? mb_ackcheck_cmd(o.data, topo, has_topo ? topo_err : no_topo, o.ack_log)
+		      : MB_EXIT_OK;
 	if (rep.problems) {
 		if (!printed)
 			printf("problem: %s\n", rep.first_problem);
