@@ -106,4 +106,12 @@ cat "$T/check.out"
 # content depends on the run; test_schema proves the sharing)
 grep -q "single-instance contents): 0 problem(s)" "$T/check.out" \
 	|| fail "content check: problems, or it did not run"
+# the ack check needs the topology: without topology.json it is bad
+# input (exit 2), named
+mv "$T/data/topology.json" "$T/topology.json"
+timeout 120 "$MAILBENCH" check --data "$T/data" --ack-log "$T/ack.log" >"$T/check2.out" 2>&1
+rc=$?
+mv "$T/topology.json" "$T/data/topology.json"
+[ "$rc" -eq 2 ] || fail "check --ack-log without topology.json exited $rc (want 2)"
+grep -q "topology.json: no such file" "$T/check2.out" || fail "no topology.json: $(cat "$T/check2.out")"
 echo "ok: $after acknowledged creates, $(grep -c '^-' "$T/ack.log") deletes verified after a SIGKILL"
