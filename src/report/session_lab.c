@@ -49,12 +49,18 @@ void mb__lab_line(struct mb_session *s, struct mb_child *c, enum mb_child_stream
 			 line);
 }
 
-/* The lab's masters now (DATA/lab.json: rewritten after a restart). */
-int mb__lab_roots(struct mb_session *s, pid_t *roots, int max)
+/* DATA/lab.json as the lab last wrote it (NULL: none, or unreadable). */
+static json_t *lab_json(const struct mb_session *s)
 {
 	char path[MB_PATH_MAX + 32];
 	snprintf(path, sizeof(path), "%s/lab.json", s->p.data_dir);
-	json_t *j = json_load_file(path, 0, NULL);
+	return json_load_file(path, 0, NULL);
+}
+
+/* The lab's masters now (DATA/lab.json: rewritten after a restart). */
+int mb__lab_roots(struct mb_session *s, pid_t *roots, int max)
+{
+	json_t *j = lab_json(s);
 	int n = 0;
 	if (j) {
 		static const char *const keys[] = {"dovecot_pid", "postfix_pid"};
@@ -120,9 +126,7 @@ void mb__start_imap_init(struct mb_session *s)
  * --tls-insecure said otherwise.  0, or -1 (not a lab with TLS). */
 static int lab_tls(struct mb_session *s, char *imap, char *smtp, size_t cap)
 {
-	char path[MB_PATH_MAX + 32];
-	snprintf(path, sizeof(path), "%s/lab.json", s->p.data_dir);
-	json_t *j = json_load_file(path, 0, NULL);
+	json_t *j = lab_json(s);
 	const char *is = json_string_value(json_object_get(j, "imaps"));
 	const char *ss = json_string_value(json_object_get(j, "smtps"));
 	const char *ca = json_string_value(json_object_get(j, "tls_ca"));
@@ -144,9 +148,7 @@ static int lab_tls(struct mb_session *s, char *imap, char *smtp, size_t cap)
  * 3.7.11 (the lab: maildir, performance login)". */
 static void lab_engine(struct mb_session *s)
 {
-	char path[MB_PATH_MAX + 32];
-	snprintf(path, sizeof(path), "%s/lab.json", s->p.data_dir);
-	json_t *j = json_load_file(path, 0, NULL);
+	json_t *j = lab_json(s);
 	const char *v = json_string_value(json_object_get(j, "versions"));
 	const char *fmt = json_string_value(json_object_get(j, "mail_format"));
 	const char *login = json_string_value(json_object_get(j, "login_mode"));
