@@ -140,9 +140,8 @@ static const struct mb_opt scenario_opts[] = {
      .choices = kind_mailbox,
      .sdef = "mailbox",
      .flags = MB_OPT_REQ,
-     .help = "file kind: \"mailbox\" here, a scenario of run, load, init and the console; "
-	     "a \"storage\" file is run by mailbench storage-test, or by run --storage-test "
-	     "beside the load"},
+     .help = "file kind: \"mailbox\" here, a scenario of run, load, init, capacity, lab and "
+	     "the console; a \"storage\" file is run by mailbench storage-test"},
     O_STR(SC, "title", title, "", MB_OPT_REQ, "one-line title shown in lists and headers"),
     O_INT(SC, "number", number, 0, 0, 99, MB_OPT_REQ, "published scenario number (1, 2; 0 = own)"),
     O_ENUM(SC, "mode", mode, mode_names, "online", MB_OPT_REQ,
@@ -311,7 +310,8 @@ static const struct mb_opt storage_opts[] = {
      .sdef = "storage",
      .flags = MB_OPT_REQ,
      .help = "file kind: \"storage\" here, the storage test's file; a \"mailbox\" file "
-	     "is a scenario (1 online, 2 cached) of run, load, init and the console"},
+	     "is a scenario (1 online, 2 cached) of run, load, init, capacity, lab and the "
+	     "console"},
     O_STR(ST, "title", title, "", MB_OPT_REQ, "one-line title"),
     O_INT(ST, "database.page_kb", page_kb, 32, 4, 32, 0, "page size, KB: 4, 8 or 32"),
     O_DBL(ST, "database.size_gb", db_size_gb, 2.0, MB_STRESS_SIZE_MIN, MB_STRESS_SIZE_MAX, 0,

@@ -201,10 +201,14 @@ static int spawn(char *const argv[], const char *logpath, pid_t *pid)
 	return rc ? mb_from_errno(rc) : 0;
 }
 
+/* How long run_prog waits for a program's output and exit. */
+#define RUN_PROG_MS 10000
+
 /* Run the program NAME (found as find_prog finds it) with args (args[0]
- * is set here); its standard output's lines are counted into *lines and
- * its first line kept in first (cap bytes, without the newline) when they
- * are not NULL.  0 when it exited 0. */
+ * is set here), with no signal blocked and for RUN_PROG_MS at most (then
+ * SIGKILLed: MB_ETIMEDOUT); its standard output's lines are counted into
+ * *lines and its first line kept in first (cap bytes, without the newline)
+ * when they are not NULL.  0 when it exited 0. */
 static int run_prog(const char *name, char *args[], int *lines, char *first, size_t cap)
 {
 	char prog[4200];
@@ -221,37 +225,62 @@ static int run_prog(const char *name, char *args[], int *lines, char *first, siz
 	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
 	posix_spawn_file_actions_addclose(&fa, fds[0]);
 	posix_spawn_file_actions_addclose(&fa, fds[1]);
+	posix_spawnattr_t at;
+	sigset_t none;
+	posix_spawnattr_init(&at);
+	sigemptyset(&none);
+	posix_spawnattr_setsigmask(&at, &none);
+	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK);
 	pid_t pid;
-	int rc = posix_spawn(&pid, prog, &fa, NULL, args, environ);
+	int rc = posix_spawn(&pid, prog, &fa, &at, args, environ);
 	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&at);
 	close(fds[1]);
 	if (rc) {
 		close(fds[0]);
 		return mb_from_errno(rc);
 	}
-	FILE *f = fdopen(fds[0], "r");
-	int n = 0, ch, bol = 1;
+	int n = 0, bol = 1;
 	size_t k = 0;
 	bool in_first = first && cap; /* until the first newline */
-	while (f && (ch = fgetc(f)) != EOF) {
-		in_first = in_first && ch != '\n';
-		if (in_first && k + 1 < cap)
-			first[k++] = (char)ch;
-		n += bol && ch != '\n';
-		bol = ch == '\n';
+	double end = mb_now_s() + RUN_PROG_MS / 1000.0;
+	bool timed_out = false;
+	for (;;) {
+		struct pollfd p = {.fd = fds[0], .events = POLLIN};
+		int left = (int)((end - mb_now_s()) * 1000);
+		if (left <= 0 || poll(&p, 1, left) == 0) {
+			timed_out = true;
+			break;
+		}
+		char buf[512];
+		ssize_t got = read(fds[0], buf, sizeof(buf));
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			break;
+		for (ssize_t i = 0; i < got; i++) {
+			char ch = buf[i];
+			in_first = in_first && ch != '\n';
+			if (in_first && k + 1 < cap)
+				first[k++] = ch;
+			n += bol && ch != '\n';
+			bol = ch == '\n';
+		}
 	}
 	if (first && cap)
 		first[k] = '\0';
-	if (f)
-		fclose(f);
-	else
-		close(fds[0]);
+	close(fds[0]);
+	if (timed_out)
+		kill(pid, SIGKILL);
 	int st = 0;
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+	pid_t w;
+	while ((w = waitpid(pid, &st, 0)) < 0 && errno == EINTR)
 		;
 	if (lines)
 		*lines = n;
-	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : MB_EIO;
+	if (timed_out)
+		return MB_ETIMEDOUT;
+	return w == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : MB_EIO;
 }
 
 /* Run postqueue ARG on the lab's Postfix; with lines, its output's lines

@@ -215,7 +215,7 @@ static void print_report(struct mb_session *s, const struct mb_run_summary *sum,
 	fprintf(f,
 		"%s: %d users, scale %g, accel %g, compression %s, %.0f s measured after %.0f s "
 		"warm-up, target %s\n",
-		sc->title, sum->users, sum->scale, sum->accel, sum->compression ? "on" : "off",
+		sc->title, sum->users, sum->scale, sum->accel, mb_summary_compression(sum),
 		sum->measured_s, sum->warmup_s, sum->target[0] ? sum->target : "mbstore");
 	if (sum->has_first_downloads) {
 		if (sum->first_downloads_s >= 0)

@@ -615,9 +615,14 @@ void mb__html_sec_findings(struct rep *r)
 	for (size_t i = 0; i < r->nruns; i++) {
 		for (size_t k = 0; k < r->nruns; k++) {
 			const struct mb_run_summary *off = r->runs[i], *on = r->runs[k];
-			if (off->compression || !on->compression ||
-			    strcmp(off->scenario, on->scenario) || !off->has[MB_C_NETWORK] ||
-			    !on->has[MB_C_NETWORK] || off->avg[MB_C_NETWORK] <= 0)
+			/* one scenario on one target that has compression */
+			if (strcmp(mb_summary_compression(off), "off") ||
+			    strcmp(mb_summary_compression(on), "on") ||
+			    strcmp(off->scenario, on->scenario) ||
+			    strcmp(off->target[0] ? off->target : "mbstore",
+				   on->target[0] ? on->target : "mbstore") ||
+			    !off->has[MB_C_NETWORK] || !on->has[MB_C_NETWORK] ||
+			    off->avg[MB_C_NETWORK] <= 0)
 				continue;
 			double ratio = per_ue(on, MB_C_NETWORK) / per_ue(off, MB_C_NETWORK);
 			double cpu = NAN;

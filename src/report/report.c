@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "core/error.h"
+#include "report/compare.h"
 
 void mb_format_number(double v, int decimals, char *buf, size_t len)
 {
@@ -55,8 +56,15 @@ void mb_format_value(enum mb_counter_id id, bool has, double v, char *buf, size_
 void mb_summary_label(const struct mb_run_summary *s, char *buf, size_t len)
 {
 	const char *hm = strchr(s->started, 'T');
-	snprintf(buf, len, "%s %du%s %.5s", s->scenario, s->users, s->compression ? "" : " nocomp",
-		 hm ? hm + 1 : "");
+	snprintf(buf, len, "%s %du%s %.5s", s->scenario, s->users,
+		 strcmp(mb_summary_compression(s), "off") ? "" : " nocomp", hm ? hm + 1 : "");
+}
+
+const char *mb_summary_compression(const struct mb_run_summary *s)
+{
+	if (mb_compare_protocol_target(s->target) || !strcmp(s->target, "null"))
+		return "n/a";
+	return s->compression ? "on" : "off";
 }
 
 void mb_latency_from_hist(const struct mb_hist *h, struct mb_latency *out)

@@ -207,5 +207,8 @@ void mb_format_value(enum mb_counter_id id, bool has, double v, char *buf, size_
 void mb_format_number(double v, int decimals, char *buf, size_t len);
 /* A short label of a run for a column heading ("online 50u 21:15"). */
 void mb_summary_label(const struct mb_run_summary *s, char *buf, size_t len);
+/* The run's RPC compression as shown: "on" or "off", or "n/a" for a
+ * target without it (imap, the lab, null), whose `compression` is false. */
+const char *mb_summary_compression(const struct mb_run_summary *s);
 
 #endif

@@ -205,7 +205,7 @@ int mb_runcmp_build(const struct mb_runcmp_input *in, struct mb_table **out)
 		    "run %zu: %s (%s)%s: %d users, scale %g, accel x%g, compression %s, %.0f s "
 		    "measured",
 		    i + 1, r->id, label, i == in->ref ? ", the reference" : "", r->users, r->scale,
-		    r->accel, r->compression ? "on" : "off", r->measured_s);
+		    r->accel, mb_summary_compression(r), r->measured_s);
 		mb_table_set_heading(t, c_run0 + (int)i, sh, lg);
 		mb_table_set_priority(t, c_run0 + (int)i, 100 - (int)i);
 	}

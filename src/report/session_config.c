@@ -307,9 +307,10 @@ bool mb_session_embedded(const struct mb_session *s) { return !s->configured || 
 void mb_session_engine(const struct mb_session *s, char *buf, size_t len)
 {
 	const struct mb_target_cfg *tc = &s->tcfg;
-	bool stress_only =
-	    s->load_t0 <= 0 && s->have_st && (s->stress || mb_histset_count(s->stress_hists) > 0);
-	if (mb_session_embedded(s) && stress_only)
+	/* the storage test on this machine's disk, whatever the target */
+	bool stress_only = s->configured && s->load_t0 <= 0 && !mb_session_load_active(s) &&
+			   s->have_st && (s->stress || mb_histset_count(s->stress_hists) > 0);
+	if (stress_only)
 		snprintf(buf, len, "%s storage test, %d KB pages, %d db, %s mode", PACKAGE_STRING,
 			 s->st.page_kb, s->st.databases, s->st.mode);
 	else if (mb_session_embedded(s))
@@ -330,7 +331,7 @@ void mb_session_engine(const struct mb_session *s, char *buf, size_t len)
 	else if (!strcmp(tc->driver, "null"))
 		snprintf(buf, len, "none (the null target does no I/O)");
 	else
-		snprintf(buf, len, "%.50s target at %.200s", tc->driver,
+		snprintf(buf, len, "%.50s target at %.80s", tc->driver,
 			 tc->address[0][0] ? tc->address[0] : "n/a");
 }
 

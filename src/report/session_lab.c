@@ -213,6 +213,7 @@ void mb__start_lab(struct mb_session *s)
 		mb__emit_msg(s, "cannot start the lab: %s", av.why);
 	}
 	s->lab_up = false;
+	s->lab_engine[0] = '\0'; /* this lab's, once it is up */
 	if (!v || mb__spawn(s, ROLE_LAB, "lab", args, &s->labc)) {
 		s->failed = true;
 		mb__finish_load(s);

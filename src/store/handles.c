@@ -92,19 +92,15 @@ size_t mb__handle_bytes(const struct handle *h)
 {
 	size_t b = sizeof(*h) + (h->data ? h->len : 0);
 	for (uint16_t i = 0; i < h->nprops; i++)
-		if (h->props[i].p.tag != MB_PR_BODY)
-			b += mb__props_bytes(&h->props[i].p, 1);
+		b += mb__props_bytes(&h->props[i].p, 1);
 	for (int i = 0; i < MB_CS_COUNT; i++)
 		b += h->cstate_len[i];
-	return b + mb__handle_content_bytes(h);
+	return b + mb__handle_attach_bytes(h);
 }
 
-size_t mb__handle_content_bytes(const struct handle *h)
+size_t mb__handle_attach_bytes(const struct handle *h)
 {
 	size_t b = 0;
-	for (uint16_t i = 0; i < h->nprops; i++)
-		if (h->props[i].p.tag == MB_PR_BODY)
-			b += mb__props_bytes(&h->props[i].p, 1);
 	for (uint16_t i = 0; i < h->natt; i++)
 		b += 2 * VALUE_COST + h->att[i].len + strlen(h->att[i].name);
 	return b;

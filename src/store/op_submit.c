@@ -103,10 +103,14 @@ int mb__submit_begin(struct dbw *w, struct req *r, struct handle *h)
 	/* what it adds must fit above the free-space reserve (reserve.c;
 	 * nothing is written yet): the Sent Items copy whole; the body and
 	 * attachments once per recipient database (single-instance); the
-	 * rest of a row per recipient */
-	uint64_t content = mb__handle_content_bytes(h), all = mb__handle_bytes(h);
-	rc = mb__reserve_check(st, all + content * (uint64_t)sub->ndb +
-				       (all - content) * (uint64_t)sub->nrcpt);
+	 * other properties per recipient.  The properties are the merged
+	 * ones: a stored message opened and submitted has its stored body */
+	const struct mb_prop *bp = mb_props_find(props, n, MB_PR_BODY);
+	uint64_t body = bp ? mb__props_bytes(bp, 1) : 0;
+	uint64_t content = body + mb__handle_attach_bytes(h);
+	uint64_t others = mb__props_bytes(props, n) - body;
+	rc = mb__reserve_check(st, others + content * (uint64_t)(1 + sub->ndb) +
+				       others * (uint64_t)sub->nrcpt);
 	if (rc)
 		return rc;
 	sub->dl = mb__ar(r, (size_t)sub->nrcpt * sizeof(struct mb_delivery));

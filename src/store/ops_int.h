@@ -39,9 +39,8 @@ size_t mb__props_bytes(const struct mb_prop *p, uint16_t n);
 /* What handle h holds (counted in the session's held bytes): itself, its
  * values, attachments and states. */
 size_t mb__handle_bytes(const struct handle *h);
-/* Of those, a draft's body and attachments: what a delivery stores once
- * per recipient database (single-instance, op_submit.c). */
-size_t mb__handle_content_bytes(const struct handle *h);
+/* Of those, the attachments a draft holds. */
+size_t mb__handle_attach_bytes(const struct handle *h);
 
 /* ---- opcommon.c ---- */
 int mb__txn_begin(struct dbw *w);

@@ -60,7 +60,13 @@ wait_for "storage test RUNNING, 4 threads" 60
 # with no load, the overview's engine is the storage test's, not the
 # online scenario's store (4 KB pages)
 keys o
-wait_for "storage test, 32 KB pages" 10
+# in the legend, which wraps at spaces: look in the lines joined
+n=0
+until screen | tr -s ' \n' '  ' | grep -q "storage test, 32 KB pages"; do
+	n=$((n + 1))
+	[ "$n" -lt 40 ] || fail "the overview's engine is not the storage test's"
+	sleep 0.25
+done
 keys g
 wait_for "storage test RUNNING, 4 threads" 10
 # past its warm-up (storage.cfg: 10 s), so the average is measured

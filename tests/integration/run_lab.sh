@@ -117,6 +117,7 @@ for sc in online cached; do
 		fail "$sc: engine row '$eng'"
 	grep -q "; Dovecot $dv, Postfix $pf (the lab" "$T/$sc.out" || fail "$sc: engine not in the table's legend"
 	[ "$(jq -r '.parameters.compression' "$j")" = false ] || fail "$sc: RPC compression said in force"
+	grep -q "accel 100, compression n/a, " "$T/$sc.out" || fail "$sc: the run line's compression"
 	jq -r '.header.client_mode' "$j" | grep -q "compression n/a (the imap target" ||
 		fail "$sc: client mode '$(jq -r '.header.client_mode' "$j")'"
 	[ "$(jq -r '.health.ack_check.lost' "$j")" = 0 ] || fail "$sc: acknowledged messages lost"

@@ -412,6 +412,34 @@ static void test_summary_json_round_trip(void **state)
 	json_decref(j);
 }
 
+/* A run's compression as shown: on/off where the target has it, n/a
+ * where it has none (imap, the lab, null), and the label says "nocomp"
+ * only when it was off. */
+static void test_summary_compression(void **state)
+{
+	(void)state;
+	struct mb_run_summary s;
+	char label[128];
+	fill_summary(&s, "20261129-210000-online", "2026-11-29T21:00:00Z");
+	static const struct {
+		const char *target;
+		bool compression;
+		const char *want;
+	} cases[] = {{"", true, "on"},
+		     {"mbstore", false, "off"},
+		     {"mbstore:127.0.0.1:7000", true, "on"},
+		     {"lab:dovecot", false, "n/a"},
+		     {"imap:127.0.0.1:1430", false, "n/a"},
+		     {"null", false, "n/a"}};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		snprintf(s.target, sizeof(s.target), "%s", cases[i].target);
+		s.compression = cases[i].compression;
+		assert_string_equal(mb_summary_compression(&s), cases[i].want);
+		mb_summary_label(&s, label, sizeof(label));
+		assert_int_equal(strstr(label, "nocomp") != NULL, !strcmp(cases[i].want, "off"));
+	}
+}
+
 static void test_saved_runs(void **state)
 {
 	(void)state;
@@ -510,6 +538,7 @@ int main(void)
 	    cmocka_unit_test(test_storage_thresholds),
 	    cmocka_unit_test(test_summary_verdict),
 	    cmocka_unit_test(test_summary_json_round_trip),
+	    cmocka_unit_test(test_summary_compression),
 	    cmocka_unit_test(test_saved_runs),
 	    cmocka_unit_test(test_csv),
 	    cmocka_unit_test(test_fault_specs),

@@ -48,7 +48,7 @@ static void draw_runs(struct mb_console *c, int top, int h)
 		mb_table_set_cell(t, r, 2, buf);
 		snprintf(buf, sizeof(buf), "%g", s->accel);
 		mb_table_set_cell(t, r, 3, buf);
-		mb_table_set_cell(t, r, 4, s->compression ? "on" : "off");
+		mb_table_set_cell(t, r, 4, mb_summary_compression(s));
 		snprintf(buf, sizeof(buf), "%.0f s", s->measured_s);
 		mb_table_set_cell(t, r, 5, buf);
 		mb_format_value(MB_C_RPC_OPS, s->has[MB_C_RPC_OPS], s->avg[MB_C_RPC_OPS], buf,
