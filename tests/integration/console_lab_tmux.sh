@@ -4,7 +4,8 @@
 # external URL) is switched to the Dovecot lab, F3 starts it (the lab
 # comes up under the data directory, the mailboxes are provisioned over
 # IMAP, the load runs), the overview shows live server rows (% processor
-# time of Dovecot + Postfix, protocol commands/s), and quitting (q, y)
+# time of Dovecot + Postfix, protocol commands/s) and Dovecot and Postfix
+# with their versions as the engine, and quitting (q, y)
 # stops everything: no Dovecot or Postfix process of the lab is left.
 # Exit 77 without tmux, dovecot, postfix, jq or root.  Bounded: every wait
 # has a timeout; cleanup by trap.
@@ -75,6 +76,12 @@ while :; do
 done
 echo "live rows:"
 grep -E "^(users|% processor time|context switches/s|protocol commands/s|client latency|store virtual)" "$T/screen"
+# the engine in the legend is the lab's Dovecot (it wraps at spaces: the
+# lines joined), not the embedded store's settings
+tr -s ' \n' '  ' <"$T/screen" | grep -q "Dovecot [0-9][0-9.]*, Postfix [0-9][0-9.]* (the lab: maildir" ||
+	fail "the overview's engine is not the lab's"
+tr -s ' \n' '  ' <"$T/screen" | grep -q "KB pages, a page per write" &&
+	fail "the overview shows the embedded store's engine"
 lab_seen
 # quit: asks while a run is active
 keys q
