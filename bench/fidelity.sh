@@ -175,7 +175,8 @@ echo
 echo "storage work per RPC operation (published: the table's column)"
 for sc in online cached; do
 	per_line "$sc" rpc_ops_per_s "disk transfers:db_transfers_per_s" "reads:db_reads_per_s:-" \
-		"writes:db_writes_per_s:-" "log writes:log_writes_per_s"
+		"of them long values:db_reads_lv_per_s:-" "writes:db_writes_per_s:-" \
+		"log writes:log_writes_per_s"
 done
 
 # and per local delivery (a message delivered into a database): the

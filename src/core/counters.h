@@ -75,6 +75,10 @@ enum mb_counter_source { MB_SRC_STORE, MB_SRC_LOAD, MB_SRC_STRESS, MB_SRC_HOST }
 	  "read I/Os to database files per second")                                                \
 	X(DB_WRITES, "db_writes_per_s", "database writes/s", "/s", MB_RATE, MB_SRC_STORE, 0,       \
 	  "write I/Os to database files per second")                                               \
+	X(DB_READS_LV, "db_reads_lv_per_s", "database reads of long values/s", "/s", MB_RATE,      \
+	  MB_SRC_STORE, 0,                                                                         \
+	  "of the database reads, those of long-value pages (message bodies, attachments, large "  \
+	  "property rows) per second")                                                             \
 	X(DB_CACHE_HIT_PCT, "db_cache_hit_pct", "database cache hit ratio", "%", MB_GAUGE,         \
 	  MB_SRC_STORE, 1,                                                                         \
 	  "page requests served from the database cache / all page requests x 100")                \

@@ -386,6 +386,7 @@ int cache_get(struct cfile *cf, uint32_t pgno, int mode, struct frame **out, cha
 			return r;
 		}
 		c->st.reads++;
+		c->st.reads_lv += f->data[PG_OFF_TYPE] == PT_OVERFLOW;
 		f->lsn = rd64(f->data + PG_OFF_LSN);
 		f->valid = true;
 		if (c->waiters)

@@ -189,6 +189,7 @@ struct mb_cache_stats {
 	uint64_t hits, misses; /* page requests found / not found in the cache */
 	uint64_t reads,
 	    writes;	       /* pages the cache read / wrote (a write may carry a run of pages) */
+	uint64_t reads_lv;     /* of reads: long-value (overflow) pages */
 	uint64_t evictions;    /* frames reused for another page */
 	uint64_t dirty_pages;  /* gauge: frames dirty now */
 	uint64_t frames;       /* gauge: frames allocated now */

@@ -104,6 +104,7 @@ void mb__stats_on_timer(uv_timer_t *t)
 	}
 	if (dbytes > 0)
 		SET(CACHE_DATA_PCT, 100.0 * (double)cs.bytes_limit / (double)dbytes);
+	SET(DB_READS_LV, (double)(cs.reads_lv - ls->cache_prev.reads_lv) / dt);
 	uint64_t req = cs.hits + cs.misses - ls->cache_prev.hits - ls->cache_prev.misses;
 	if (req)
 		SET(DB_CACHE_HIT_PCT,

@@ -1,5 +1,6 @@
 /* test_cache.c: unit tests of the database cache (internal API, dbint.h):
- * hits and misses, the byte limit, scan resistance (a hot set survives a
+ * hits and misses (reads of long-value pages counted apart), the byte
+ * limit, scan resistance (a hot set survives a
  * scan of three times the cache), pinned frames never evicted, the lazy
  * writer cleaning dirty pages on its own (only once their LSN is durable),
  * a corrupt page reported with its number, several threads reading at
@@ -56,6 +57,8 @@ static void env_init(struct env *e)
 		for (uint32_t i = 0; i < 100; i++) {
 			uint8_t *pg = buf + (size_t)i * PS;
 			wr32(pg + PG_OFF_PGNO, base + i);
+			if (base + i >= NPAGES - 100) /* the last 100: long-value pages */
+				pg[PG_OFF_TYPE] = PT_OVERFLOW;
 			wr32(pg + PG_HDR, base + i); /* payload: its own number */
 			mb_page_seal(pg, PS);
 		}
@@ -96,6 +99,7 @@ static void test_hits_limit_scan(void **state)
 	assert_int_equal(s0.misses, 1);
 	assert_int_equal(s0.hits, 1);
 	assert_int_equal(s0.reads, 1);
+	assert_int_equal(s0.reads_lv, 0);
 	/* hot set: 50 pages, used often */
 	for (int r = 0; r < 6; r++)
 		for (uint32_t p = 0; p < 50; p++)
@@ -106,6 +110,8 @@ static void test_hits_limit_scan(void **state)
 	mb_cache_stats_get(e.c, &s0);
 	assert_true(s0.bytes_in_use <= s0.bytes_limit);
 	assert_true(s0.evictions >= 1000);
+	/* of its reads, the 100 long-value pages, each read once */
+	assert_int_equal(s0.reads_lv, 100);
 	for (uint32_t p = 0; p < 50; p++)
 		touch(&e, p);
 	mb_cache_stats_get(e.c, &s1);
