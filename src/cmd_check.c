@@ -70,7 +70,8 @@ static unsigned topo_db_missing(const char *data, const struct mb_topology *topo
 }
 
 /* The checks of o.data; topo is DATA/topology.json read once (NULL when
- * there is none, has_topo false, or it could not be read: topo_err). */
+ * there is none, has_topo false, or it could not be read; topo_err says
+ * which). */
 static int check_data(struct check_opts o, const struct mb_topology *topo, bool has_topo,
 		      const char *topo_err)
 {
@@ -143,11 +144,7 @@ static int check_data(struct check_opts o, const struct mb_topology *topo, bool 
 		fprintf(stderr, "mailbench check: %s holds no storage group\n", o.data);
 		return MB_EXIT_USAGE;
 	}
-	char no_topo[4200];
-	snprintf(no_topo, sizeof(no_topo), "%s/topology.json: no such file", o.data);
-	int ack = o.ack_log
-		      ? mb_ackcheck_cmd(o.data, topo, has_topo ? topo_err : no_topo, o.ack_log)
-		      : MB_EXIT_OK;
+	int ack = o.ack_log ? mb_ackcheck_cmd(o.data, topo, topo_err, o.ack_log) : MB_EXIT_OK;
 	if (rep.problems) {
 		if (!printed)
 			printf("problem: %s\n", rep.first_problem);
@@ -166,6 +163,8 @@ static int check_main(void *args, int argc, char **argv)
 	char topo_path[4200], topo_logs[4096] = "", topo_err[256] = "";
 	snprintf(topo_path, sizeof(topo_path), "%s/topology.json", o.data);
 	bool has_topo = access(topo_path, F_OK) == 0;
+	if (!has_topo) /* why the ack check cannot run */
+		snprintf(topo_err, sizeof(topo_err), "%.230s: no such file", topo_path);
 	struct mb_topology *topo = NULL;
 	if (has_topo && mb_topology_read(topo_path, &topo, topo_err, sizeof(topo_err)) != 0) {
 		topo = NULL;

@@ -256,7 +256,6 @@ struct mb_tuser {
 #define MB_TARGET_F_CACHED 0x02	  /* cached-mode sync (a local replica) */
 #define MB_TARGET_F_NO_IO 0x04	  /* opens no connection (null driver) */
 #define MB_TARGET_F_EMBEDDED 0x08 /* the target is mailbench's own store */
-#define MB_TARGET_F_COMPRESS 0x10 /* RPC payload compression (--compression) */
 
 struct mb_target_ops {
 	const char *name;

@@ -320,3 +320,8 @@ bool mb_compare_protocol_target(const char *target)
 {
 	return target && (!strncmp(target, "imap", 4) || !strncmp(target, "lab:", 4));
 }
+
+bool mb_compare_target_compresses(const char *target)
+{
+	return !mb_compare_protocol_target(target) && !(target && !strcmp(target, "null"));
+}

@@ -42,6 +42,11 @@ struct mb_compare_input {
 const char *mb_compare_label(enum mb_counter_id id, bool protocol);
 /* Does this target string name a real mail server (imap..., lab:...)? */
 bool mb_compare_protocol_target(const char *target);
+/* Does the target it names have RPC payload compression (mailbench's own
+ * store, embedded or elsewhere; "" is the embedded one), unlike a real
+ * mail server or the null target?  The one rule for live sessions and
+ * saved runs alike (a saved run keeps only its target string). */
+bool mb_compare_target_compresses(const char *target);
 
 /* Build the table (rows tagged with their counter id, -1 for header rows). */
 int mb_compare_build(const struct mb_compare_input *in, struct mb_table **out);

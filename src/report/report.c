@@ -62,7 +62,7 @@ void mb_summary_label(const struct mb_run_summary *s, char *buf, size_t len)
 
 const char *mb_summary_compression(const struct mb_run_summary *s)
 {
-	if (mb_compare_protocol_target(s->target) || !strcmp(s->target, "null"))
+	if (!mb_compare_target_compresses(s->target))
 		return "n/a";
 	return s->compression ? "on" : "off";
 }

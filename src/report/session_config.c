@@ -321,12 +321,12 @@ void mb_session_engine(const struct mb_session *s, char *buf, size_t len)
 					  : "Dovecot, Postfix (the lab: not up yet)");
 	else if (s->imap)
 		snprintf(buf, len,
-			 "an IMAP server at %.200s, SMTP submission at %.200s (started "
+			 "an IMAP server at %.80s, SMTP submission at %.80s (started "
 			 "elsewhere: versions n/a)",
 			 tc->address[0], tc->address[1][0] ? tc->address[1] : "n/a");
 	else if (!strcmp(tc->driver, "mbstore"))
 		snprintf(buf, len,
-			 "a mailbench store at %.200s (started elsewhere: its settings n/a)",
+			 "a mailbench store at %.80s (started elsewhere: its settings n/a)",
 			 tc->address[0]);
 	else if (!strcmp(tc->driver, "null"))
 		snprintf(buf, len, "none (the null target does no I/O)");
@@ -394,7 +394,7 @@ bool mb_session_compression(const struct mb_session *s)
 
 bool mb_session_compression_applies(const struct mb_session *s)
 {
-	return !s->tops || (s->tops->flags & MB_TARGET_F_COMPRESS);
+	return mb_compare_target_compresses(s->target_str);
 }
 
 void mb_session_client_mode(const struct mb_session *s, char *buf, size_t len)
@@ -403,7 +403,7 @@ void mb_session_client_mode(const struct mb_session *s, char *buf, size_t len)
 		mb_compare_mode_str(s->sc.mode, mb_session_compression(s), buf, len);
 	else
 		snprintf(buf, len, "%s, compression n/a (the %s target has no RPC compression)",
-			 s->sc.mode == MB_MODE_CACHED ? "cached" : "online", s->tops->name);
+			 s->sc.mode == MB_MODE_CACHED ? "cached" : "online", s->tcfg.driver);
 }
 
 double mb_session_warmup(const struct mb_session *s)

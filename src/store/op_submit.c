@@ -109,8 +109,8 @@ int mb__submit_begin(struct dbw *w, struct req *r, struct handle *h)
 	uint64_t body = bp ? mb__props_bytes(bp, 1) : 0;
 	uint64_t content = body + mb__handle_attach_bytes(h);
 	uint64_t others = mb__props_bytes(props, n) - body;
-	rc = mb__reserve_check(st, others + content * (uint64_t)(1 + sub->ndb) +
-				       others * (uint64_t)sub->nrcpt);
+	rc = mb__reserve_check(st, content * (uint64_t)(1 + sub->ndb) +
+				       others * (uint64_t)(1 + sub->nrcpt));
 	if (rc)
 		return rc;
 	sub->dl = mb__ar(r, (size_t)sub->nrcpt * sizeof(struct mb_delivery));
