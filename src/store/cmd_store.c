@@ -281,6 +281,8 @@ const struct mb_cmd_entry mb_cmd_store_entry = {
     .summary = "the mailbox store server",
     .about = "Serve the mailboxes of DIR (made by `mailbench init`) over the mailbench wire\n"
 	     "protocol (docs/PROTOCOL.md).  Prints \"listening on ADDR:PORT\" when ready.\n"
+	     "A DIR initialised by a mailbench of another content version (init.state's\n"
+	     "version) is refused (exit 2): its rows are laid out otherwise.\n"
 	     "SIGTERM or SIGINT: finish the requests in flight, checkpoint, exit 0.  After a\n"
 	     "crash (SIGKILL) the next start recovers from the logs.\n"
 	     "Connections are also capped below the descriptor limit (RLIMIT_NOFILE, raised to\n"

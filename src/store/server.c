@@ -29,9 +29,10 @@
 #include "core/error.h"
 #include "proto/lz77.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <dirent.h>
+#include <jansson.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -169,6 +170,23 @@ int mb_store_create(const struct mb_store_opts *o, struct mb_store **out, char *
 		if (rc == MB_ENOTFOUND)
 			snprintf(err, errlen, "%s: not found (run `mailbench init` first)", path);
 		goto fail;
+	}
+	/* content of another initialisation version is laid out otherwise
+	 * (store.h, MB_INIT_VERSION): refused, not misread */
+	snprintf(path, sizeof(path), "%s/init.state", o->data);
+	json_t *ist = json_load_file(path, 0, NULL);
+	if (ist) {
+		int ver = (int)json_integer_value(json_object_get(ist, "version"));
+		json_decref(ist);
+		if (ver != MB_INIT_VERSION) {
+			snprintf(err, errlen,
+				 "%s: version: an initialisation of version %d is there (this "
+				 "mailbench reads version %d: other mailbox content); "
+				 "`mailbench init --restart` replaces it",
+				 path, ver, MB_INIT_VERSION);
+			rc = MB_ECONFIG;
+			goto fail;
+		}
 	}
 	if (o->dump_payloads && *o->dump_payloads) {
 		/* private to the user, as the data: the payloads hold the mail */

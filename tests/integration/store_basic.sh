@@ -40,6 +40,12 @@ grep -q "init.state: version: .* version 1 " "$tmp/initv1.out" ||
 	{ cat "$tmp/initv1.out"; fail "the refusal does not name the file and field"; }
 cmp -s "$tmp/data/init.state" "$tmp/init.state.v1" || fail "the refused init changed init.state"
 [ -f "$tmp/data/topology.json" ] || fail "the refused init removed topology.json"
+# nor served: its rows are laid out otherwise (exit 2, file and field named)
+timeout 60 "$MAILBENCH" store --data "$tmp/data" --listen 127.0.0.1:0 \
+	>"$tmp/storev1.out" 2>&1
+[ $? -eq 2 ] || { cat "$tmp/storev1.out"; fail "a store on another version not refused"; }
+grep -q "init.state: version: .* version 1 .*init --restart" "$tmp/storev1.out" ||
+	{ cat "$tmp/storev1.out"; fail "the store's refusal does not name the file and field"; }
 cp "$tmp/init.state.now" "$tmp/data/init.state"
 # one content seed, one starting state: two initialisations with --seed 7
 # save the same pristine manifest (init state, every file and its size),
