@@ -48,6 +48,7 @@ void mb__handle_clear(struct handle *h)
 	free(h->data);
 	for (int i = 0; i < MB_CS_COUNT; i++)
 		free(h->cstate[i]);
+	free(h->given);
 	memset(h, 0, sizeof(*h));
 }
 
@@ -95,7 +96,7 @@ size_t mb__handle_bytes(const struct handle *h)
 		b += mb__props_bytes(&h->props[i].p, 1);
 	for (int i = 0; i < MB_CS_COUNT; i++)
 		b += h->cstate_len[i];
-	return b + mb__handle_attach_bytes(h);
+	return b + h->given_len + mb__handle_attach_bytes(h);
 }
 
 size_t mb__handle_attach_bytes(const struct handle *h)

@@ -8,7 +8,9 @@
  * size), SyncStateContinue (bytes) x n, SyncStateEnd; SyncDownload on the
  * handle hands out the changes after the uploaded CnsetSeen and moves the
  * context's mark on (a second SyncDownload continues, as
- * RopFastTransferSourceGetBuffer does).  Per context:
+ * RopFastTransferSourceGetBuffer does).  It keeps IdsetGiven: a message
+ * not in it comes with its row's whole property list, one in it with the
+ * header columns (sync_item).  Per context:
  *
  *   configured --Begin--> uploading --Continue*--> --End (bytes all in,
  *       ^                                             a valid ID set)--+
@@ -298,6 +300,12 @@ int mb__op_sync_state(struct req *r, struct mb_op *op)
 		h->cstate[i] = h->data;
 		h->cstate_len[i] = h->len;
 		h->data = NULL;
+	} else if (!rc && tag == MB_META_IDSET_GIVEN && !h->sync_hier) {
+		/* a contents download keeps the ids the client holds */
+		free(h->given);
+		h->given = h->data;
+		h->given_len = h->len;
+		h->data = NULL;
 	}
 	free(h->data);
 	h->data = NULL;
@@ -384,6 +392,86 @@ static int sync_hierarchy(struct dbw *w, struct req *r, struct handle *ctx, uint
 	return 0;
 }
 
+/* A download context's IdsetGiven, decoded (ranges in ascending order). */
+struct given {
+	struct mb_idrange *rg;
+	uint32_t n;
+};
+
+static int given_decode(struct req *r, const struct handle *ctx, struct given *g)
+{
+	uint32_t nr;
+	uint64_t nids, max;
+	int rc = mb_idset_scan(ctx->given, ctx->given_len, &nr, &nids, &max);
+	if (rc)
+		return rc;
+	if (!(g->rg = mb__ar(r, (size_t)(nr ? nr : 1) * sizeof(*g->rg))))
+		return MB_ETOOBIG;
+	return mb_idset_decode(ctx->given, ctx->given_len, g->rg, nr, &g->n);
+}
+
+static bool given_has(const struct given *g, uint64_t id)
+{
+	uint32_t lo = 0, hi = g->n;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (id < g->rg[mid].lo)
+			hi = mid;
+		else if (id > g->rg[mid].hi)
+			lo = mid + 1;
+		else
+			return true;
+	}
+	return false;
+}
+
+/* The properties of download item it: the header columns (sync_cols),
+ * and when full every other property of its row too (the body and the
+ * attachments stay objects of their own); the body as well when body.
+ * Only the values that exist are kept. */
+static int sync_item(struct dbw *w, struct req *r, struct mb_sync_item *it, bool full, bool body)
+{
+	uint16_t nc = sizeof(sync_cols) / sizeof(sync_cols[0]);
+	uint32_t mbx = r->sess->mailbox;
+	struct mb_msg_rec rec;
+	struct mb_prop *props = NULL;
+	uint16_t nprops = 0;
+	int rc = mb_schema_msg_get(w->schema, mbx, it->mid, &w->val, &rec);
+	if (!rc)
+		rc = mb__row_props(r, &rec, &props, &nprops);
+	if (rc)
+		return rc;
+	size_t want = nc + (full ? nprops : 0) + (body ? 1 : 0);
+	if (want > MB_PROTO_MAX_PROPS)
+		want = MB_PROTO_MAX_PROPS;
+	struct mb_prop *vals = mb__ar(r, want * sizeof(*vals));
+	if (!vals)
+		return MB_ETOOBIG;
+	uint16_t k = 0;
+	for (uint16_t c = 0; c < nc && !rc; c++) {
+		rc = mb__msg_column(w, r, mbx, &rec, props, nprops, sync_cols[c], &vals[k]);
+		if (!rc && MB_PTAG_TYPE(vals[k].tag) != MB_PT_ERROR)
+			k++;
+	}
+	for (uint16_t i = 0; full && i < nprops && !rc; i++) {
+		bool header = false;
+		for (uint16_t c = 0; c < nc && !header; c++)
+			header = sync_cols[c] == props[i].tag;
+		if (header || k + (body ? 1u : 0u) >= want)
+			continue;
+		vals[k++] = props[i];
+		rc = mb__budget(r, mb_prop_wire_size(&props[i]));
+	}
+	if (!rc && body) {
+		rc = mb__msg_column(w, r, mbx, &rec, NULL, 0, MB_PR_BODY, &vals[k]);
+		if (!rc && MB_PTAG_TYPE(vals[k].tag) != MB_PT_ERROR)
+			k++;
+	}
+	it->props = vals;
+	it->nprops = k;
+	return rc;
+}
+
 int mb__op_sync_down(struct dbw *w, struct req *r, struct mb_op *op, struct mb_op_reply *res)
 {
 	uint32_t local;
@@ -427,7 +515,9 @@ int mb__op_sync_down(struct dbw *w, struct req *r, struct mb_op *op, struct mb_o
 	if (!items)
 		return MB_ETOOBIG;
 	bool body = (op->u.sync_down.flags & MB_SD_F_BODY) != 0;
-	uint16_t nc = sizeof(sync_cols) / sizeof(sync_cols[0]);
+	struct given g = {NULL, 0};
+	if (ctx && ctx->given && (rc = given_decode(r, ctx, &g)))
+		return rc;
 	uint32_t n = 0;
 	for (; n < l.n && !rc; n++) {
 		struct mb_sync_item *it = &items[n];
@@ -438,31 +528,19 @@ int mb__op_sync_down(struct dbw *w, struct req *r, struct mb_op *op, struct mb_o
 			rc = mb__budget(r, 17);
 			continue;
 		}
-		uint16_t want = (uint16_t)(nc + (body ? 1 : 0));
-		struct mb_prop *vals = mb__ar(r, want * sizeof(*vals));
-		struct mb_msg_rec rec;
-		if (!vals) {
-			rc = MB_ETOOBIG;
-			break;
-		}
 		size_t before = r->reply_budget;
-		rc = mb__msg_row(w, r, r->sess->mailbox, it->mid, sync_cols, nc, vals, &rec);
-		if (!rc && body)
-			rc = mb__msg_column(w, r, r->sess->mailbox, &rec, NULL, 0, MB_PR_BODY,
-					    &vals[nc]);
+		/* an item the client does not hold comes whole: a server MUST
+		 * send it as a messageChangeFull, the message's properties
+		 * (MS-OXCFXICS 2.2.4.3.11, 2.2.4.3.13); a change to one it
+		 * holds, its header */
+		bool full = ctx && ctx->given && !given_has(&g, it->mid);
+		rc = sync_item(w, r, it, full, body);
 		if (rc == MB_ETOOBIG && n > 0) {
 			r->reply_budget = before;
 			rc = 0;
 			more = true;
 			break;
 		}
-		/* keep only the values that exist */
-		uint16_t k = 0;
-		for (uint16_t i = 0; i < want; i++)
-			if (MB_PTAG_TYPE(vals[i].tag) != MB_PT_ERROR)
-				vals[k++] = vals[i];
-		it->props = vals;
-		it->nprops = k;
 	}
 	if (rc)
 		return rc;

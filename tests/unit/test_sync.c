@@ -13,7 +13,9 @@
  * imports (SyncUpload on it, a message saved in its folder) and hands
  * back its checkpoint (SyncGetTransferState, FastTransferGetBuffer): the
  * uploaded sets with the imports' change numbers, not another folder's;
- * its rules are kept as the download context's. */
+ * its rules are kept as the download context's.  An item not in the
+ * uploaded IdsetGiven comes with its whole property list, the others
+ * with the header columns. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -67,20 +69,21 @@ static int download(struct mb_client *c, uint64_t fid, uint32_t handle, uint32_t
 	return storetest_one(c, &op, r);
 }
 
-/* A context on fid with CnsetSeen [1, seen] (empty when 0), a download of
- * at most max changes; the reply of every op in rep, the call's status. */
-static int context_download(struct mb_client *c, uint64_t fid, uint64_t seen, uint32_t max,
-			    struct mb_reply *rep)
+/* A context on fid with IdsetGiven the ng ranges g, CnsetSeen [1, seen]
+ * (empty when 0), a download of at most max changes; the reply of every
+ * op in rep, the call's status. */
+static int given_download(struct mb_client *c, uint64_t fid, const struct mb_idrange *g,
+			  uint32_t ng, uint64_t seen, uint32_t max, struct mb_reply *rep)
 {
 	static struct mb_op ops[16];
-	static uint8_t given[16], cns[32], empty[1];
+	static uint8_t given[64], cns[32], empty[1];
 	memset(ops, 0, sizeof(ops));
 	int n = 0;
 	ops[n].code = MB_OP_SYNC_CONFIGURE;
 	ops[n].u.sync_cfg.fid = fid;
 	ops[n++].u.sync_cfg.handle = 7;
-	struct mb_idrange g = {1, 3}, s = {1, seen};
-	size_t glen = mb_idset_encode(&g, 1, given);
+	struct mb_idrange s = {1, seen};
+	size_t glen = mb_idset_encode(g, ng, given);
 	size_t slen = mb_idset_encode(&s, seen ? 1 : 0, cns);
 	size_t elen = mb_idset_encode(NULL, 0, empty);
 	state_ops(ops, &n, 7, MB_META_IDSET_GIVEN, given, glen);
@@ -91,6 +94,14 @@ static int context_download(struct mb_client *c, uint64_t fid, uint64_t seen, ui
 	ops[n].u.sync_down.handle = 7;
 	ops[n++].u.sync_down.max = max;
 	return mb_client_call(c, ops, (uint16_t)n, rep);
+}
+
+/* given_download with IdsetGiven [1, 3]. */
+static int context_download(struct mb_client *c, uint64_t fid, uint64_t seen, uint32_t max,
+			    struct mb_reply *rep)
+{
+	struct mb_idrange g = {1, 3};
+	return given_download(c, fid, &g, 1, seen, max, rep);
 }
 
 static void test_context_download(void **state)
@@ -132,6 +143,71 @@ static void test_context_download(void **state)
 	assert_int_equal(download(a, 0, 7, 1000, &r), 0);
 	assert_int_equal(r.u.sync_down.n, all - 1);
 	assert_true(r.u.sync_down.items[0].cn > first);
+	mb_client_destroy(a);
+}
+
+/* Whether download item it came whole: a received message's address
+ * properties beside its header columns. */
+static bool item_whole(const struct mb_sync_item *it)
+{
+	return mb_props_find(it->props, it->nprops, MB_PR_RECEIVED_BY_NAME) != NULL &&
+	       mb_props_find(it->props, it->nprops, MB_PR_SENDER_ENTRYID) != NULL;
+}
+
+/* An item the client does not hold (not in IdsetGiven) comes with its
+ * whole property list, as a FastTransfer messageChange; a change to one it
+ * holds, with the header columns alone. */
+static void test_new_items_whole(void **state)
+{
+	(void)state;
+	struct mb_client *a = storetest_client(&T, 1, 0);
+	assert_non_null(a);
+	uint64_t inbox = MB_FID(mb_client_mailbox(a), MB_FID_INBOX);
+	struct mb_reply rep;
+	const struct mb_op_reply *d;
+
+	/* the client holds nothing: every item whole */
+	assert_int_equal(given_download(a, inbox, NULL, 0, 0, 1000, &rep), 0);
+	d = &rep.ops[rep.nops - 1];
+	assert_int_equal(d->status, 0);
+	uint32_t all = d->u.sync_down.n;
+	assert_true(all >= 2);
+	uint64_t mids[64];
+	assert_true(all <= 64);
+	for (uint32_t i = 0; i < all; i++) {
+		const struct mb_sync_item *it = &d->u.sync_down.items[i];
+		assert_false(it->deleted);
+		assert_true(item_whole(it));
+		assert_true(it->nprops > 9);
+		assert_non_null(mb_props_find(it->props, it->nprops, MB_PR_SUBJECT));
+		mids[i] = it->mid;
+	}
+
+	/* it holds every one: the headers only */
+	struct mb_idrange every = {1, UINT64_MAX >> 16};
+	assert_int_equal(given_download(a, inbox, &every, 1, 0, 1000, &rep), 0);
+	d = &rep.ops[rep.nops - 1];
+	assert_int_equal(d->u.sync_down.n, all);
+	for (uint32_t i = 0; i < all; i++) {
+		const struct mb_sync_item *it = &d->u.sync_down.items[i];
+		assert_false(item_whole(it));
+		assert_true(it->nprops <= 9);
+		assert_non_null(mb_props_find(it->props, it->nprops, MB_PR_SUBJECT));
+	}
+
+	/* it holds all but the first: that one whole, the others not */
+	struct mb_idrange g[2];
+	uint32_t ng = 0;
+	if (mids[0] > 1)
+		g[ng++] = (struct mb_idrange){1, mids[0] - 1};
+	g[ng++] = (struct mb_idrange){mids[0] + 1, UINT64_MAX >> 16};
+	assert_int_equal(given_download(a, inbox, g, ng, 0, 1000, &rep), 0);
+	d = &rep.ops[rep.nops - 1];
+	assert_int_equal(d->u.sync_down.n, all);
+	for (uint32_t i = 0; i < all; i++) {
+		const struct mb_sync_item *it = &d->u.sync_down.items[i];
+		assert_true(item_whole(it) == (it->mid == mids[0]));
+	}
 	mb_client_destroy(a);
 }
 
@@ -475,9 +551,8 @@ static void test_upload_context(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_upload_context),
-	    cmocka_unit_test(test_context_download),
-	    cmocka_unit_test(test_context_rules),
+	    cmocka_unit_test(test_upload_context),  cmocka_unit_test(test_context_download),
+	    cmocka_unit_test(test_new_items_whole), cmocka_unit_test(test_context_rules),
 	    cmocka_unit_test(test_hierarchy),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
