@@ -104,14 +104,10 @@ static int check_data(struct check_opts o, const struct mb_topology *topo, bool 
 	struct mb_content_report crep;
 	bool content = false;
 	memset(&crep, 0, sizeof(crep));
-	if (r == 0 && !rep.problems && has_topo) {
+	if (r == 0 && !rep.problems && topo) {
 		char err[1024] = "";
-		int rc = MB_ECONFIG;
-		if (topo)
-			rc = mb_store_check_content(o.data, topo, on_problem, &printed, &crep, err,
-						    sizeof(err));
-		else
-			snprintf(err, sizeof(err), "%s", topo_err);
+		int rc = mb_store_check_content(o.data, topo, on_problem, &printed, &crep, err,
+						sizeof(err));
 		if (rc) {
 			fprintf(stderr, "mailbench check: %s: cannot check the content: %s\n",
 				o.data, err[0] ? err : mb_strerror(rc));
@@ -143,6 +139,12 @@ static int check_data(struct check_opts o, const struct mb_topology *topo, bool 
 	if (rep.groups == 0 && !rep.problems) {
 		fprintf(stderr, "mailbench check: %s holds no storage group\n", o.data);
 		return MB_EXIT_USAGE;
+	}
+	if (has_topo && !topo) {
+		/* bad input: the engine's check ran (the log directory was
+		 * given), the content's and the acknowledgements' cannot */
+		fprintf(stderr, "mailbench check: %s (the content was not checked)\n", topo_err);
+		return rep.problems ? MB_EXIT_THRESHOLDS : MB_EXIT_USAGE;
 	}
 	int ack = o.ack_log ? mb_ackcheck_cmd(o.data, topo, topo_err, o.ack_log) : MB_EXIT_OK;
 	if (rep.problems) {
@@ -207,7 +209,9 @@ const struct mb_cmd_entry mb_cmd_check_entry = {
 	     "recovery must write) is a runtime failure, never damage.  Then, for a mailbox\n"
 	     "data directory (DATA/topology.json) the engine found sound, the store's content:\n"
 	     "every message's body and attachments present, every single-instance count the\n"
-	     "number of messages that share the content, nothing shared left without one.",
+	     "number of messages that share the content, nothing shared left without one.\n"
+	     "A topology.json that cannot be read is bad input (exit 2); with --log-dir the\n"
+	     "engine's check runs first, and the content is not checked.",
     .epilog = "exit codes: 0 clean, 1 problems found, 2 usage error, 3 runtime failure",
     .opts = check_opts_table,
     .nopts = (int)(sizeof(check_opts_table) / sizeof(check_opts_table[0])),

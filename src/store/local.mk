@@ -27,8 +27,8 @@ tests_integration_mb_client_LDADD = $(MB_LIBS) $(MB_EXT_LIBS)
 
 TESTS += tests/integration/store_basic.sh tests/integration/init_bulk.sh
 EXTRA_DIST += tests/integration/store_basic.sh tests/integration/init_bulk.sh
-TESTS += tests/integration/store_limits.sh
-EXTRA_DIST += tests/integration/store_limits.sh
+TESTS += tests/integration/store_limits.sh tests/integration/log_dir.sh
+EXTRA_DIST += tests/integration/store_limits.sh tests/integration/log_dir.sh
 
 MB_UNIT_TESTS += tests/unit/test_delivery
 MB_UNIT_TESTS += tests/unit/test_attach
