@@ -96,7 +96,7 @@ size_t mb__handle_bytes(const struct handle *h)
 		b += mb__props_bytes(&h->props[i].p, 1);
 	for (int i = 0; i < MB_CS_COUNT; i++)
 		b += h->cstate_len[i];
-	return b + h->given_len + mb__handle_attach_bytes(h);
+	return b + (size_t)h->ngiven * sizeof(*h->given) + mb__handle_attach_bytes(h);
 }
 
 size_t mb__handle_attach_bytes(const struct handle *h)

@@ -301,11 +301,22 @@ int mb__op_sync_state(struct req *r, struct mb_op *op)
 		h->cstate_len[i] = h->len;
 		h->data = NULL;
 	} else if (!rc && tag == MB_META_IDSET_GIVEN && !h->sync_hier) {
-		/* a contents download keeps the ids the client holds */
-		free(h->given);
-		h->given = h->data;
-		h->given_len = h->len;
-		h->data = NULL;
+		/* a contents download keeps the ids the client holds, decoded
+		 * once for its downloads (at most 8 bytes of ranges a byte) */
+		size_t sz = (size_t)(nr ? nr : 1) * sizeof(*h->given);
+		struct mb_idrange *g = NULL;
+		rc = mb__held_room(r->sess, sz);
+		if (!rc && !(g = malloc(sz)))
+			rc = MB_ENOMEM;
+		if (!rc)
+			rc = mb_idset_decode(h->data, h->len, g, nr, &nr);
+		if (rc) {
+			free(g);
+		} else {
+			free(h->given);
+			h->given = g;
+			h->ngiven = nr;
+		}
 	}
 	free(h->data);
 	h->data = NULL;
@@ -392,32 +403,15 @@ static int sync_hierarchy(struct dbw *w, struct req *r, struct handle *ctx, uint
 	return 0;
 }
 
-/* A download context's IdsetGiven, decoded (ranges in ascending order). */
-struct given {
-	struct mb_idrange *rg;
-	uint32_t n;
-};
-
-static int given_decode(struct req *r, const struct handle *ctx, struct given *g)
+/* Whether id is in download context h's IdsetGiven (ascending ranges). */
+static bool given_has(const struct handle *h, uint64_t id)
 {
-	uint32_t nr;
-	uint64_t nids, max;
-	int rc = mb_idset_scan(ctx->given, ctx->given_len, &nr, &nids, &max);
-	if (rc)
-		return rc;
-	if (!(g->rg = mb__ar(r, (size_t)(nr ? nr : 1) * sizeof(*g->rg))))
-		return MB_ETOOBIG;
-	return mb_idset_decode(ctx->given, ctx->given_len, g->rg, nr, &g->n);
-}
-
-static bool given_has(const struct given *g, uint64_t id)
-{
-	uint32_t lo = 0, hi = g->n;
+	uint32_t lo = 0, hi = h->ngiven;
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
-		if (id < g->rg[mid].lo)
+		if (id < h->given[mid].lo)
 			hi = mid;
-		else if (id > g->rg[mid].hi)
+		else if (id > h->given[mid].hi)
 			lo = mid + 1;
 		else
 			return true;
@@ -515,9 +509,6 @@ int mb__op_sync_down(struct dbw *w, struct req *r, struct mb_op *op, struct mb_o
 	if (!items)
 		return MB_ETOOBIG;
 	bool body = (op->u.sync_down.flags & MB_SD_F_BODY) != 0;
-	struct given g = {NULL, 0};
-	if (ctx && ctx->given && (rc = given_decode(r, ctx, &g)))
-		return rc;
 	uint32_t n = 0;
 	for (; n < l.n && !rc; n++) {
 		struct mb_sync_item *it = &items[n];
@@ -533,8 +524,15 @@ int mb__op_sync_down(struct dbw *w, struct req *r, struct mb_op *op, struct mb_o
 		 * send it as a messageChangeFull, the message's properties
 		 * (MS-OXCFXICS 2.2.4.3.11, 2.2.4.3.13); a change to one it
 		 * holds, its header */
-		bool full = ctx && ctx->given && !given_has(&g, it->mid);
+		bool full = ctx && ctx->given && !given_has(ctx, it->mid);
 		rc = sync_item(w, r, it, full, body);
+		if (rc == MB_ETOOBIG && n == 0 && full) {
+			/* a first item too large to come whole comes with its
+			 * header, so the download moves on (its properties stay
+			 * for OpenMessage) */
+			r->reply_budget = before;
+			rc = sync_item(w, r, it, false, body);
+		}
 		if (rc == MB_ETOOBIG && n > 0) {
 			r->reply_budget = before;
 			rc = 0;

@@ -174,7 +174,13 @@ int mb_store_create(const struct mb_store_opts *o, struct mb_store **out, char *
 	/* content of another initialisation version is laid out otherwise
 	 * (store.h, MB_INIT_VERSION): refused, not misread */
 	snprintf(path, sizeof(path), "%s/init.state", o->data);
-	json_t *ist = json_load_file(path, 0, NULL);
+	json_error_t jerr;
+	json_t *ist = json_load_file(path, 0, &jerr);
+	if (!ist && access(path, F_OK) == 0) {
+		snprintf(err, errlen, "%s: line %d: %s", path, jerr.line, jerr.text);
+		rc = MB_ECONFIG;
+		goto fail;
+	}
 	if (ist) {
 		int ver = (int)json_integer_value(json_object_get(ist, "version"));
 		json_decref(ist);

@@ -115,10 +115,11 @@ struct handle {
 	 * then with the change numbers of the changes imported (owned) */
 	uint8_t *cstate[MB_CS_COUNT];
 	uint32_t cstate_len[MB_CS_COUNT];
-	/* contents download context: IdsetGiven as uploaded (owned), which
-	 * tells the items new to the client from changes to ones it holds */
-	uint8_t *given;
-	uint32_t given_len;
+	/* contents download context: IdsetGiven as uploaded, decoded once
+	 * (ascending ranges, owned), which tells the items new to the client
+	 * from changes to ones it holds; NULL until it is uploaded */
+	struct mb_idrange *given;
+	uint32_t ngiven;
 };
 
 struct session {

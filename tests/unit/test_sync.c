@@ -29,7 +29,11 @@ static struct storetest T;
 static int setup(void **state)
 {
 	(void)state;
-	return storetest_start(&T, 4);
+	/* a cache that holds a transaction of a row past the reply budget */
+	struct mb_store_opts o;
+	mb_store_opts_init(&o);
+	o.cache_mb = 16;
+	return storetest_start_opts(&T, 4, &o);
 }
 
 static int teardown(void **state)
@@ -208,6 +212,39 @@ static void test_new_items_whole(void **state)
 		const struct mb_sync_item *it = &d->u.sync_down.items[i];
 		assert_true(item_whole(it) == (it->mid == mids[0]));
 	}
+
+	/* a new item whose whole property list passes the reply budget
+	 * comes with its header, and the download moves on past it */
+	uint64_t top = d->u.sync_down.watermark;
+	size_t big = (3u << 20) + 4096; /* past the 3 MiB reply budget (store_int.h) */
+	uint8_t *blob = malloc(big);
+	assert_non_null(blob);
+	memset(blob, 'k', big);
+	struct mb_prop props[2] = {mb_prop_str(MB_PR_SUBJECT, "large"),
+				   mb_prop_bytes(MB_PR_SENT_REPRESENTING_SEARCH_KEY, blob, big)};
+	struct mb_op ops[3];
+	memset(ops, 0, sizeof(ops));
+	ops[0].code = MB_OP_CREATE_MESSAGE;
+	ops[0].u.create_message.fid = inbox;
+	ops[0].u.create_message.handle = 30;
+	ops[1].code = MB_OP_SET_PROPS;
+	ops[1].u.set_props.handle = 30;
+	ops[1].u.set_props.n = 2;
+	ops[1].u.set_props.props = props;
+	ops[2].code = MB_OP_SAVE_CHANGES;
+	ops[2].u.save.handle = 30;
+	assert_int_equal(mb_client_call(a, ops, 3, &rep), 0);
+	for (int i = 0; i < rep.nops; i++)
+		assert_int_equal(rep.ops[i].status, 0);
+	free(blob);
+	assert_int_equal(given_download(a, inbox, NULL, 0, top, 1000, &rep), 0);
+	d = &rep.ops[rep.nops - 1];
+	assert_int_equal(d->status, 0);
+	assert_int_equal(d->u.sync_down.n, 1);
+	const struct mb_sync_item *it = &d->u.sync_down.items[0];
+	assert_non_null(mb_props_find(it->props, it->nprops, MB_PR_SUBJECT));
+	assert_null(mb_props_find(it->props, it->nprops, MB_PR_SENT_REPRESENTING_SEARCH_KEY));
+	assert_true(d->u.sync_down.watermark > top);
 	mb_client_destroy(a);
 }
 

@@ -193,9 +193,13 @@ static void emit_download(struct mb__rb *rb, uint32_t h, uint32_t max)
 	mb__rb_op(rb, MB_OP_RELEASE)->u.release.handle = h;
 }
 
+/* The highest id the primed OST's IdsetGiven names: every message id. */
+#define MB_IDSET_PRIMED UINT64_MAX
+
 /* The download of replica slot s as Outlook's ICS download of a folder
  * (MS-OXCFXICS 3.3.4.3.1): a download context (SyncConfigure), the four
- * ICS state properties (the message ids the replica holds; the change
+ * ICS state properties (the message ids the replica holds, or on the
+ * session's first download every id, the primed OST's; the change
  * numbers it has seen, read changes included, up to its watermark; no
  * FAI messages), the changes (SyncDownload on the context, for
  * RopFastTransferSourceGetBuffer) and the context's release.  0, 1 when
@@ -216,6 +220,12 @@ static int emit_folder_sync(struct mb_tuser *u, int s, bool first)
 	for (uint32_t i = 0; i < f->n; i++)
 		ids[i] = f->items[i].mid;
 	uint32_t ngiven = mb_idset_from_ids(ids, f->n, rg);
+	if (!M(u)->rep->synced) {
+		/* the primed OST (replica.h) holds every item there is: the
+		 * session's first download brings headers, not whole items */
+		rg[0] = (struct mb_idrange){1, MB_IDSET_PRIMED};
+		ngiven = 1;
+	}
 	size_t glen = mb_idset_size(rg, ngiven);
 	/* Configure, Begin/Continue/End x 4, SyncDownload, Release; the state
 	 * bytes: the ID set given and three of at most 21 bytes */
