@@ -23,6 +23,7 @@
 #include <cmocka.h>
 
 #include "storetest.h"
+#include "tests/opbatch.h"
 
 static struct storetest T;
 
@@ -224,16 +225,8 @@ static void test_new_items_whole(void **state)
 				   mb_prop_bytes(MB_PR_SENT_REPRESENTING_SEARCH_KEY, blob, big)};
 	struct mb_op ops[3];
 	memset(ops, 0, sizeof(ops));
-	ops[0].code = MB_OP_CREATE_MESSAGE;
-	ops[0].u.create_message.fid = inbox;
-	ops[0].u.create_message.handle = 30;
-	ops[1].code = MB_OP_SET_PROPS;
-	ops[1].u.set_props.handle = 30;
-	ops[1].u.set_props.n = 2;
-	ops[1].u.set_props.props = props;
-	ops[2].code = MB_OP_SAVE_CHANGES;
-	ops[2].u.save.handle = 30;
-	assert_int_equal(mb_client_call(a, ops, 3, &rep), 0);
+	uint16_t nops = opbatch_compose(ops, inbox, 30, props, 2, MB_OP_SAVE_CHANGES);
+	assert_int_equal(mb_client_call(a, ops, nops, &rep), 0);
 	for (int i = 0; i < rep.nops; i++)
 		assert_int_equal(rep.ops[i].status, 0);
 	free(blob);
@@ -503,17 +496,8 @@ static void test_upload_context(void **state)
 	ops[n].u.sync_up.n = 2;
 	ops[n++].u.sync_up.changes = ch;
 	const uint64_t folders[2] = {inbox, sent};
-	for (int k = 0; k < 2; k++) {
-		ops[n].code = MB_OP_CREATE_MESSAGE;
-		ops[n].u.create_message.fid = folders[k];
-		ops[n++].u.create_message.handle = 30;
-		ops[n].code = MB_OP_SET_PROPS;
-		ops[n].u.set_props.handle = 30;
-		ops[n].u.set_props.n = 2;
-		ops[n++].u.set_props.props = props;
-		ops[n].code = MB_OP_SAVE_CHANGES;
-		ops[n++].u.save.handle = 30;
-	}
+	for (int k = 0; k < 2; k++)
+		n += opbatch_compose(&ops[n], folders[k], 30, props, 2, MB_OP_SAVE_CHANGES);
 	ops[n].code = MB_OP_SYNC_GET_STATE;
 	ops[n].u.sync_xfer.handle = 20;
 	ops[n++].u.sync_xfer.out = 21;

@@ -217,14 +217,15 @@ static int emit_folder_sync(struct mb_tuser *u, int s, bool first)
 		free(rg);
 		return MB_ENOMEM;
 	}
-	for (uint32_t i = 0; i < f->n; i++)
-		ids[i] = f->items[i].mid;
-	uint32_t ngiven = mb_idset_from_ids(ids, f->n, rg);
+	uint32_t ngiven = 1;
 	if (!M(u)->rep->synced) {
 		/* the primed OST (replica.h) holds every item there is: the
 		 * session's first download brings headers, not whole items */
 		rg[0] = (struct mb_idrange){1, MB_IDSET_PRIMED};
-		ngiven = 1;
+	} else {
+		for (uint32_t i = 0; i < f->n; i++)
+			ids[i] = f->items[i].mid;
+		ngiven = mb_idset_from_ids(ids, f->n, rg);
 	}
 	size_t glen = mb_idset_size(rg, ngiven);
 	/* Configure, Begin/Continue/End x 4, SyncDownload, Release; the state
