@@ -5,7 +5,8 @@
  * was primed when the mailbox was initialised (as LoadSim's cached-mode
  * clients start from initialised OSTs): the first logon downloads the
  * folders' headers only (its IdsetGiven names every id); every later new
- * item comes whole, its property list and its body.  Bodies
+ * item comes whole, its property list, then its body and attachments
+ * in the download context's stream.  They
  * are downloaded (the network cost is real) but not kept, so that a replica stays a few KiB per
  * user; local reads are counted, not served from disk.  Upserts and deletes are idempotent (by
  * message id), so applying a downloaded change that the user already applied locally is harmless;

@@ -32,8 +32,10 @@
 
 /* Header: u32 len | u8 magic | u8 version | u8 kind | u8 flags | u32 seq |
  * u32 raw_len (16 bytes, little-endian). */
+/* Versions: 4 download content streams (SyncDownload's content); 3 upload
+ * contexts; 2 LZ77+DIRECT2 payloads; 1 LZ4. */
 #define MB_PROTO_MAGIC 0x4Du	      /* 'M' */
-#define MB_PROTO_VERSION 3	      /* 3: upload contexts (2: LZ77+DIRECT2 payloads; 1: LZ4) */
+#define MB_PROTO_VERSION 4	      /* see above */
 #define MB_FRAME_HDR 16		      /* header bytes */
 #define MB_PROTO_MAX_FRAME (4u << 20) /* max payload, wire and decompressed */
 #define MB_PROTO_MAX_OPS 256	      /* operations per request frame */
@@ -285,6 +287,9 @@ struct mb_prop {
 #define MB_QR_F_RESTART 0x1   /* QueryRows from the first row */
 #define MB_MC_F_COPY 0x1      /* MoveCopy: copy (else move) */
 #define MB_SD_F_BODY 0x1      /* SyncDownload: include bodies */
+/* SyncDownload on a contents download context: the bodies and attachments
+ * of the items that come whole into its FastTransfer stream */
+#define MB_SD_F_CONTENT 0x2
 #define MB_SC_F_HIERARCHY 0x1 /* SyncConfigure: the folders under fid, not its contents */
 #define MB_NONCE_LEN 32
 #define MB_SALT_LEN 16
@@ -583,6 +588,7 @@ struct mb_op_reply {
 		struct {
 			uint64_t watermark;
 			uint8_t more;
+			uint32_t content; /* bytes in the context's FastTransfer stream */
 			uint32_t n;
 			struct mb_sync_item *items;
 		} sync_down;

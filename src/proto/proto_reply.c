@@ -144,6 +144,7 @@ static void enc_reply_body(struct wr *w, const struct mb_op_reply *o)
 		}
 		w_u64(w, o->u.sync_down.watermark);
 		w_u8(w, o->u.sync_down.more);
+		w_u32(w, o->u.sync_down.content);
 		w_u32(w, o->u.sync_down.n);
 		for (uint32_t i = 0; i < o->u.sync_down.n; i++) {
 			const struct mb_sync_item *it = &o->u.sync_down.items[i];
@@ -324,6 +325,7 @@ static void dec_reply_body(struct rd *r, struct mb_op_reply *o)
 	case MB_OP_SYNC_DOWNLOAD: {
 		o->u.sync_down.watermark = r_u64(r);
 		o->u.sync_down.more = r_u8(r);
+		o->u.sync_down.content = r_u32(r);
 		uint32_t n = r_u32(r);
 		if (!r->err && o->u.sync_down.more > 1)
 			r->err = MB_EPROTO;

@@ -49,6 +49,7 @@ void mb__handle_clear(struct handle *h)
 	for (int i = 0; i < MB_CS_COUNT; i++)
 		free(h->cstate[i]);
 	free(h->given);
+	free(h->content);
 	memset(h, 0, sizeof(*h));
 }
 
@@ -91,7 +92,7 @@ size_t mb__props_bytes(const struct mb_prop *p, uint16_t n)
 /* The bytes handle h owns, itself included. */
 size_t mb__handle_bytes(const struct handle *h)
 {
-	size_t b = sizeof(*h) + (h->data ? h->len : 0);
+	size_t b = sizeof(*h) + (h->data ? h->len : 0) + h->ccap;
 	for (uint16_t i = 0; i < h->nprops; i++)
 		b += mb__props_bytes(&h->props[i].p, 1);
 	for (int i = 0; i < MB_CS_COUNT; i++)

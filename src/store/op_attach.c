@@ -208,21 +208,22 @@ int mb__op_read_stream(struct req *r, struct mb_op *op, struct mb_op_reply *res)
 		return MB_ENOTFOUND;
 	if (h->kind != H_STREAM)
 		return MB_ESTATE;
-	return mb__stream_read(r, h, op->u.read_stream.max, res);
+	return mb__stream_read(r, h->data, h->len, &h->spos, op->u.read_stream.max, res);
 }
 
-int mb__stream_read(struct req *r, struct handle *h, uint32_t max, struct mb_op_reply *res)
+int mb__stream_read(struct req *r, const uint8_t *data, uint32_t len, uint32_t *pos, uint32_t max,
+		    struct mb_op_reply *res)
 {
 	uint32_t n = max;
 	if (n > MB_PROTO_MAX_STREAM)
 		n = MB_PROTO_MAX_STREAM;
-	if (n > h->len - h->spos)
-		n = h->len - h->spos;
+	if (n > len - *pos)
+		n = len - *pos;
 	int rc = mb__budget(r, n);
 	if (!rc)
-		rc = mb__ar_bytes(r, h->data + h->spos, n, &res->u.stream.data);
+		rc = mb__ar_bytes(r, n ? data + *pos : data, n, &res->u.stream.data);
 	if (!rc)
-		h->spos += n;
+		*pos += n;
 	return rc;
 }
 

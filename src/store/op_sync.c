@@ -247,9 +247,12 @@ int mb__op_ft_get_buffer(struct req *r, struct mb_op *op, struct mb_op_reply *re
 	struct handle *h = mb__handle_find(r->sess, op->u.read_stream.handle);
 	if (!h)
 		return MB_ENOTFOUND;
-	if (h->kind != H_FTSTATE)
-		return MB_ESTATE;
-	return mb__stream_read(r, h, op->u.read_stream.max, res);
+	uint32_t max = op->u.read_stream.max;
+	if (h->kind == H_FTSTATE)
+		return mb__stream_read(r, h->data, h->len, &h->spos, max, res);
+	if (h->kind == H_SYNC && !h->sync_coll && !h->sync_hier) /* a contents download */
+		return mb__stream_read(r, h->content, h->clen, &h->cpos, max, res);
+	return MB_ESTATE;
 }
 
 int mb__op_sync_state(struct req *r, struct mb_op *op)
@@ -466,11 +469,90 @@ static int sync_item(struct dbw *w, struct req *r, struct mb_sync_item *it, bool
 	return rc;
 }
 
+static void put_le(uint8_t *p, uint64_t v, int n)
+{
+	for (int i = 0; i < n; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+/* Appends n bytes to download context ctx's content stream, which this
+ * operation started (the session's held bytes do not count it yet):
+ * MB_EFULL when the session cannot hold them. */
+static int content_put(struct req *r, struct handle *ctx, const void *p, size_t n)
+{
+	if ((size_t)ctx->clen + n > UINT32_MAX / 2)
+		return MB_EFULL;
+	int rc = mb__held_room(r->sess, (size_t)ctx->clen + n);
+	if (rc)
+		return rc;
+	size_t want = ctx->clen + n;
+	if (want > ctx->ccap) {
+		size_t cap = ctx->ccap ? ctx->ccap : 4096;
+		while (cap < want)
+			cap *= 2;
+		uint8_t *c = realloc(ctx->content, cap);
+		if (!c)
+			return MB_ENOMEM;
+		ctx->content = c;
+		ctx->ccap = (uint32_t)(cap > UINT32_MAX ? UINT32_MAX : cap);
+	}
+	if (n)
+		memcpy(ctx->content + ctx->clen, p, n);
+	ctx->clen += (uint32_t)n;
+	return 0;
+}
+
+/* Appends item mid's content to download context ctx's FastTransfer
+ * stream, as a messageChangeFull carries it after the message's
+ * properties (MS-OXCFXICS 2.2.4.3.13: the body, then each attachment with
+ * its data): u64 mid, u32 body length and the body, u8 attachments, each
+ * u32 length and its bytes (little-endian).  On an error the stream is as
+ * it was. */
+static int content_add(struct dbw *w, struct req *r, struct handle *ctx, uint64_t mid)
+{
+	uint32_t mbx = r->sess->mailbox, before = ctx->clen;
+	struct mb_msg_rec rec;
+	uint8_t hdr[12];
+	int rc = mb_schema_msg_get(w->schema, mbx, mid, &w->val, &rec);
+	if (!rc) {
+		rc = mb_schema_msg_body(w->schema, mbx, mid, &w->val2);
+		if (rc == MB_ENOTFOUND) {
+			w->val2.len = 0;
+			rc = 0;
+		}
+	}
+	if (!rc) {
+		put_le(hdr, mid, 8);
+		put_le(hdr + 8, w->val2.len, 4);
+		rc = content_put(r, ctx, hdr, 12);
+	}
+	if (!rc)
+		rc = content_put(r, ctx, w->val2.data, w->val2.len);
+	uint8_t na = rec.nattach;
+	if (!rc)
+		rc = content_put(r, ctx, &na, 1);
+	for (uint16_t a = 1; a <= na && !rc; a++) {
+		rc = mb_schema_attach_data(w->schema, mbx, mid, a, &w->val2);
+		if (!rc) {
+			put_le(hdr, w->val2.len, 4);
+			rc = content_put(r, ctx, hdr, 4);
+		}
+		if (!rc)
+			rc = content_put(r, ctx, w->val2.data, w->val2.len);
+	}
+	if (rc)
+		ctx->clen = before;
+	return rc;
+}
+
 int mb__op_sync_down(struct dbw *w, struct req *r, struct mb_op *op, struct mb_op_reply *res)
 {
 	uint32_t local;
 	uint64_t since = op->u.sync_down.since_cn;
 	struct handle *ctx = NULL;
+	/* the whole items' content into the context's FastTransfer stream,
+	 * which this download replaces */
+	bool content = (op->u.sync_down.flags & MB_SD_F_CONTENT) != 0;
 	int rc;
 	if (op->u.sync_down.handle) {
 		if ((rc = sync_handle(r, op->u.sync_down.handle, &ctx)))
@@ -479,6 +561,8 @@ int mb__op_sync_down(struct dbw *w, struct req *r, struct mb_op *op, struct mb_o
 		    ctx->sync_hier ? MB_SYNC_HAS_GIVEN | MB_SYNC_HAS_SEEN : MB_SYNC_HAS_ALL;
 		if ((ctx->state_has & need) != need || ctx->state_tag)
 			return MB_ESTATE; /* MS-OXCFXICS 3.3.4.3.1: the state first */
+		if (content && ctx->sync_hier)
+			return MB_EINVAL;
 		if (ctx->sync_hier) {
 			uint32_t m = op->u.sync_down.max;
 			return sync_hierarchy(
@@ -487,6 +571,8 @@ int mb__op_sync_down(struct dbw *w, struct req *r, struct mb_op *op, struct mb_o
 		}
 		local = ctx->folder;
 		since = ctx->seen_cn;
+	} else if (content) {
+		return MB_EINVAL; /* a stream needs a download context */
 	} else if ((rc = mb__own_folder(r, op->u.sync_down.fid, &local))) {
 		return rc;
 	}
@@ -509,6 +595,11 @@ int mb__op_sync_down(struct dbw *w, struct req *r, struct mb_op *op, struct mb_o
 	if (!items)
 		return MB_ETOOBIG;
 	bool body = (op->u.sync_down.flags & MB_SD_F_BODY) != 0;
+	if (content) {
+		free(ctx->content);
+		ctx->content = NULL;
+		ctx->clen = ctx->cpos = ctx->ccap = 0;
+	}
 	uint32_t n = 0;
 	for (; n < l.n && !rc; n++) {
 		struct mb_sync_item *it = &items[n];
@@ -526,10 +617,15 @@ int mb__op_sync_down(struct dbw *w, struct req *r, struct mb_op *op, struct mb_o
 		 * holds, its header */
 		bool full = ctx && ctx->given && !given_has(ctx, it->mid);
 		rc = sync_item(w, r, it, full, body);
+		/* its body and attachments follow in the stream; a session
+		 * that cannot hold them gets them no sooner than one that
+		 * cannot take the reply */
+		if (!rc && full && content && (rc = content_add(w, r, ctx, it->mid)) == MB_EFULL)
+			rc = MB_ETOOBIG;
 		if (rc == MB_ETOOBIG && n == 0 && full) {
 			/* a first item too large to come whole comes with its
 			 * header, so the download moves on (its properties stay
-			 * for OpenMessage) */
+			 * for OpenMessage, its content for OpenStream) */
 			r->reply_budget = before;
 			rc = sync_item(w, r, it, false, body);
 		}
@@ -545,6 +641,7 @@ int mb__op_sync_down(struct dbw *w, struct req *r, struct mb_op *op, struct mb_o
 	res->u.sync_down.n = n;
 	res->u.sync_down.items = items;
 	res->u.sync_down.more = more ? 1 : 0;
+	res->u.sync_down.content = content ? ctx->clen : 0;
 	res->u.sync_down.watermark = more ? items[n - 1].cn : (f.cn > since ? f.cn : since);
 	if (ctx)
 		ctx->seen_cn = res->u.sync_down.watermark;

@@ -150,9 +150,11 @@ int mb__op_open_attach(struct dbw *w, struct req *r, struct mb_op *op, struct mb
  * value) and kept with the handle; ReadStream hands out slices. */
 int mb__op_open_stream(struct dbw *w, struct req *r, struct mb_op *op, struct mb_op_reply *res);
 int mb__op_read_stream(struct req *r, struct mb_op *op, struct mb_op_reply *res);
-/* Up to max of the bytes of handle h (H_STREAM, H_FTSTATE) from its
- * position on, into the reply. */
-int mb__stream_read(struct req *r, struct handle *h, uint32_t max, struct mb_op_reply *res);
+/* Up to max of a handle's bytes (an H_STREAM's or H_FTSTATE's data, a
+ * download context's content stream: data, len bytes) from *pos on, into
+ * the reply; *pos moves on. */
+int mb__stream_read(struct req *r, const uint8_t *data, uint32_t len, uint32_t *pos, uint32_t max,
+		    struct mb_op_reply *res);
 /* QueryRows on an attachment table. */
 int mb__attach_query_rows(struct dbw *w, struct req *r, struct handle *h, uint32_t max,
 			  struct mb_op_reply *res);

@@ -120,6 +120,12 @@ struct handle {
 	 * from changes to ones it holds; NULL until it is uploaded */
 	struct mb_idrange *given;
 	uint32_t ngiven;
+	/* contents download context: the FastTransfer stream of the whole
+	 * items of its last SyncDownload with MB_SD_F_CONTENT (their bodies
+	 * and attachments, owned: ccap bytes allocated), clen bytes, read up
+	 * to cpos by FastTransferGetBuffer */
+	uint8_t *content;
+	uint32_t clen, cpos, ccap;
 };
 
 struct session {

@@ -449,6 +449,7 @@ static void test_reply_every_op(void **state)
 	items[1].deleted = 1;
 	r[MB_OPI_SYNC_DOWNLOAD].u.sync_down.watermark = 4;
 	r[MB_OPI_SYNC_DOWNLOAD].u.sync_down.more = 1;
+	r[MB_OPI_SYNC_DOWNLOAD].u.sync_down.content = 70000;
 	r[MB_OPI_SYNC_DOWNLOAD].u.sync_down.n = 2;
 	r[MB_OPI_SYNC_DOWNLOAD].u.sync_down.items = items;
 	r[MB_OPI_SYNC_UPLOAD].u.sync_up.cn = 77;
@@ -503,6 +504,7 @@ static void test_reply_every_op(void **state)
 	assert_memory_equal(g[MB_OPI_MOVE_COPY].u.moved.mids, mids3, sizeof(mids3));
 	assert_int_equal(g[MB_OPI_FREEBUSY].u.freebusy.blocks[0].status, 2);
 	assert_int_equal(g[MB_OPI_SYNC_DOWNLOAD].u.sync_down.n, 2);
+	assert_int_equal(g[MB_OPI_SYNC_DOWNLOAD].u.sync_down.content, 70000);
 	assert_int_equal(g[MB_OPI_SYNC_DOWNLOAD].u.sync_down.items[1].deleted, 1);
 	assert_props_eq(g[MB_OPI_SYNC_DOWNLOAD].u.sync_down.items[0].props, sample_props, 5);
 	assert_true(g[MB_OPI_SYNC_UPLOAD].u.sync_up.cn == 77);

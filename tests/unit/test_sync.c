@@ -75,10 +75,11 @@ static int download(struct mb_client *c, uint64_t fid, uint32_t handle, uint32_t
 }
 
 /* A context on fid with IdsetGiven the ng ranges g, CnsetSeen [1, seen]
- * (empty when 0), a download of at most max changes; the reply of every
- * op in rep, the call's status. */
-static int given_download(struct mb_client *c, uint64_t fid, const struct mb_idrange *g,
-			  uint32_t ng, uint64_t seen, uint32_t max, struct mb_reply *rep)
+ * (empty when 0), a download of at most max changes with SyncDownload's
+ * flags; the reply of every op in rep, the call's status. */
+static int flags_download(struct mb_client *c, uint64_t fid, const struct mb_idrange *g,
+			  uint32_t ng, uint64_t seen, uint32_t max, uint32_t flags,
+			  struct mb_reply *rep)
 {
 	static struct mb_op ops[16];
 	static uint8_t given[64], cns[32], empty[1];
@@ -97,8 +98,15 @@ static int given_download(struct mb_client *c, uint64_t fid, const struct mb_idr
 	state_ops(ops, &n, 7, MB_META_CNSET_READ, cns, slen);
 	ops[n].code = MB_OP_SYNC_DOWNLOAD;
 	ops[n].u.sync_down.handle = 7;
+	ops[n].u.sync_down.flags = flags;
 	ops[n++].u.sync_down.max = max;
 	return mb_client_call(c, ops, (uint16_t)n, rep);
+}
+
+static int given_download(struct mb_client *c, uint64_t fid, const struct mb_idrange *g,
+			  uint32_t ng, uint64_t seen, uint32_t max, struct mb_reply *rep)
+{
+	return flags_download(c, fid, g, ng, seen, max, 0, rep);
 }
 
 /* given_download with IdsetGiven [1, 3]. */
@@ -238,6 +246,155 @@ static void test_new_items_whole(void **state)
 	assert_non_null(mb_props_find(it->props, it->nprops, MB_PR_SUBJECT));
 	assert_null(mb_props_find(it->props, it->nprops, MB_PR_SENT_REPRESENTING_SEARCH_KEY));
 	assert_true(d->u.sync_down.watermark > top);
+	mb_client_destroy(a);
+}
+
+/* Download context 7's FastTransfer stream, read in rounds of max bytes
+ * (FastTransferGetBuffer) until a short one, into buf (cap bytes): its
+ * length, the rounds in *rounds. */
+static size_t read_rounds(struct mb_client *c, uint32_t max, uint8_t *buf, size_t cap, int *rounds)
+{
+	size_t got = 0;
+	*rounds = 0;
+	for (;;) {
+		struct mb_op op = opbatch_op(MB_OP_FT_GET_BUFFER);
+		struct mb_op_reply r;
+		op.u.read_stream.handle = 7;
+		op.u.read_stream.max = max;
+		assert_int_equal(storetest_one(c, &op, &r), 0);
+		(*rounds)++;
+		uint32_t n = r.u.stream.data.len;
+		assert_true(n <= max && got + n <= cap);
+		if (n)
+			memcpy(buf + got, r.u.stream.data.p, n);
+		got += n;
+		if (n < max)
+			return got;
+	}
+}
+
+static uint64_t rd_le(const uint8_t *p, int n)
+{
+	uint64_t v = 0;
+	for (int i = n - 1; i >= 0; i--)
+		v = v << 8 | p[i];
+	return v;
+}
+
+static int hierarchy_download(struct mb_client *c, uint32_t mailbox, uint64_t seen,
+			      struct mb_reply *rep);
+
+/* With MB_SD_F_CONTENT, the body and attachments of every item that comes
+ * whole follow in the context's FastTransfer stream (a messageChangeFull,
+ * MS-OXCFXICS 2.2.4.3.13), read in FastTransferGetBuffer rounds; a change
+ * to an item the client holds adds nothing. */
+static void test_content_stream(void **state)
+{
+	(void)state;
+	struct mb_client *a = storetest_client(&T, 3, 0);
+	assert_non_null(a);
+	uint32_t mbx = mb_client_mailbox(a);
+	uint64_t inbox = MB_FID(mbx, MB_FID_INBOX);
+	static uint8_t doc[5000], img[3000], buf[4 << 20];
+	memset(doc, 'd', sizeof(doc));
+	for (size_t i = 0; i < sizeof(img); i++)
+		img[i] = (uint8_t)(i * 7);
+	struct mb_prop mp[2] = {mb_prop_str(MB_PR_SUBJECT, "streamed"),
+				mb_prop_str(MB_PR_BODY, "the body of the streamed item")};
+	struct mb_prop ap[2][2] = {{mb_prop_str(MB_PR_ATTACH_FILENAME, "a.doc"),
+				    mb_prop_bytes(MB_PR_ATTACH_DATA_BIN, doc, sizeof(doc))},
+				   {mb_prop_str(MB_PR_ATTACH_FILENAME, "b.jpg"),
+				    mb_prop_bytes(MB_PR_ATTACH_DATA_BIN, img, sizeof(img))}};
+	struct mb_op ops[9];
+	memset(ops, 0, sizeof(ops));
+	opbatch_compose(ops, inbox, 30, mp, 2, MB_OP_SAVE_CHANGES);
+	ops[8] = ops[2];
+	for (int i = 0; i < 2; i++) {
+		struct mb_op *o = &ops[2 + 3 * i];
+		o[0] = opbatch_op(MB_OP_CREATE_ATTACH);
+		o[0].u.attach.msg = 30;
+		o[0].u.attach.handle = 31;
+		o[1] = opbatch_op(MB_OP_SET_PROPS);
+		o[1].u.set_props.handle = 31;
+		o[1].u.set_props.n = 2;
+		o[1].u.set_props.props = ap[i];
+		o[2] = opbatch_op(MB_OP_SAVE_ATTACH);
+		o[2].u.save.handle = 31;
+	}
+	struct mb_reply rep;
+	assert_int_equal(mb_client_call(a, ops, 9, &rep), 0);
+	for (int i = 0; i < 9; i++)
+		assert_int_equal(rep.ops[i].status, 0);
+
+	/* the client holds nothing: every item whole, each one's content in
+	 * the stream in the download's order */
+	assert_int_equal(flags_download(a, inbox, NULL, 0, 0, 1000, MB_SD_F_CONTENT, &rep), 0);
+	const struct mb_op_reply *d = &rep.ops[rep.nops - 1];
+	assert_int_equal(d->status, 0);
+	uint32_t n = d->u.sync_down.n;
+	assert_true(n >= 2);
+	int rounds;
+	size_t len = read_rounds(a, 1000, buf, sizeof(buf), &rounds);
+	assert_int_equal(rounds, (int)(len / 1000) + 1);
+	assert_int_equal(d->u.sync_down.content, len); /* as the reply said */
+	size_t at = 0;
+	bool seen = false;
+	for (uint32_t i = 0; i < n; i++) {
+		const struct mb_sync_item *it = &d->u.sync_down.items[i];
+		assert_false(it->deleted);
+		assert_true(at + 13 <= len);
+		assert_int_equal(rd_le(buf + at, 8), it->mid);
+		uint32_t blen = (uint32_t)rd_le(buf + at + 8, 4);
+		at += 12;
+		assert_true(at + blen + 1 <= len);
+		at += blen;
+		uint8_t na = buf[at++];
+		const struct mb_prop *s = mb_props_find(it->props, it->nprops, MB_PR_SUBJECT);
+		bool mine = s && s->v.b.len == 8 && memcmp(s->v.b.p, "streamed", 8) == 0;
+		if (mine) {
+			seen = true;
+			assert_true(blen > 0);
+			assert_int_equal(na, 2);
+		}
+		for (uint8_t k = 0; k < na; k++) {
+			assert_true(at + 4 <= len);
+			uint32_t alen = (uint32_t)rd_le(buf + at, 4);
+			at += 4;
+			assert_true(at + alen <= len);
+			if (mine) {
+				const uint8_t *want = k == 0 ? doc : img;
+				assert_int_equal(alen, k == 0 ? sizeof(doc) : sizeof(img));
+				assert_memory_equal(buf + at, want, alen);
+			}
+			at += alen;
+		}
+	}
+	assert_true(seen);
+	assert_int_equal(at, len);
+
+	/* it holds every one: headers, and an empty stream */
+	struct mb_idrange every = {1, UINT64_MAX >> 16};
+	assert_int_equal(flags_download(a, inbox, &every, 1, 0, 1000, MB_SD_F_CONTENT, &rep), 0);
+	assert_int_equal(rep.ops[rep.nops - 1].u.sync_down.n, n);
+	assert_int_equal(rep.ops[rep.nops - 1].u.sync_down.content, 0);
+	assert_int_equal(read_rounds(a, 1000, buf, sizeof(buf), &rounds), 0);
+	assert_int_equal(rounds, 1);
+
+	/* without the flag, nothing in the stream either */
+	assert_int_equal(flags_download(a, inbox, NULL, 0, 0, 1000, 0, &rep), 0);
+	assert_int_equal(rep.ops[rep.nops - 1].u.sync_down.content, 0);
+	assert_int_equal(read_rounds(a, 1000, buf, sizeof(buf), &rounds), 0);
+
+	/* a stream needs a contents download context */
+	struct mb_op op = opbatch_op(MB_OP_SYNC_DOWNLOAD);
+	struct mb_op_reply r;
+	op.u.sync_down.fid = inbox;
+	op.u.sync_down.flags = MB_SD_F_CONTENT;
+	op.u.sync_down.max = 10;
+	assert_int_equal(storetest_one(a, &op, &r), MB_EINVAL);
+	assert_int_equal(hierarchy_download(a, mbx, 0, &rep), 0);
+	op.u.sync_down.handle = 8;
+	assert_int_equal(storetest_one(a, &op, &r), MB_EINVAL);
 	mb_client_destroy(a);
 }
 
@@ -546,7 +703,8 @@ static void test_upload_context(void **state)
 	assert_int_equal(nids, 0);
 
 	/* a checkpoint is read by FastTransferGetBuffer only; a download
-	 * context gives none */
+	 * context gives none (its FastTransfer stream is empty: no
+	 * MB_SD_F_CONTENT) */
 	memset(&op, 0, sizeof(op));
 	op.code = MB_OP_READ_STREAM;
 	op.u.read_stream.handle = 21;
@@ -562,7 +720,8 @@ static void test_upload_context(void **state)
 	op.code = MB_OP_FT_GET_BUFFER;
 	op.u.read_stream.handle = 7;
 	op.u.read_stream.max = 100;
-	assert_int_equal(storetest_one(a, &op, &r), MB_ESTATE);
+	assert_int_equal(storetest_one(a, &op, &r), 0);
+	assert_int_equal(r.u.stream.data.len, 0);
 	/* and no download on an upload context */
 	assert_int_equal(download(a, 0, 20, 10, &r), MB_ESTATE);
 	mb_client_destroy(a);
@@ -574,7 +733,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_upload_context),  cmocka_unit_test(test_context_download),
 	    cmocka_unit_test(test_new_items_whole), cmocka_unit_test(test_context_rules),
-	    cmocka_unit_test(test_hierarchy),
+	    cmocka_unit_test(test_hierarchy),	    cmocka_unit_test(test_content_stream),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -20,8 +20,8 @@
  * before the request and '-' once acknowledged.
  *
  * Per-user state: struct mbs_user (sequence number, compression, the user
- * folders' local numbers, the replica; a delete's ids and a sync's work
- * list are allocated only while that step runs).  Per-loop state: the
+ * folders' local numbers, the replica; a delete's ids are allocated
+ * only while that step runs, a sync's state once the first sync runs).  Per-loop state: the
  * request builder, the codec buffers, the body buffer and the result
  * arrays.  Invariant: one request in flight per user; the builder is
  * empty again when send returns.

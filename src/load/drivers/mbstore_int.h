@@ -52,6 +52,13 @@ enum {
 #define STREAM_CHUNK (28u * 1024u)
 #define RELEASES_MAX 6
 
+/* FastTransferGetBuffer rounds per request: Exchange 2003 packs ROP
+ * responses for Outlook 2003 ("buffer packing", Microsoft, "Improvements in
+ * Client/Server Communication in Outlook 2003 and Exchange Server 2003";
+ * MS-OXCRPC 3.1.4.2.1.2), each at most 32 KB, as many as the client's output
+ * buffer holds: 0x18008 bytes in MS-OXCRPC 4.3's example of a packing client
+ * (Outlook 2003's own size is not given), three rounds of STREAM_CHUNK. */
+#define STREAM_PACK 3
 #define SYNC_MAX 32
 #define ITEMS 512
 #define FOLDERS_MAX 12
@@ -73,14 +80,16 @@ struct mbs_shard {
 	int32_t who[ITEMS];
 };
 
-/* A cached-mode sync's work list (allocated while it runs). */
+/* A cached-mode sync's state between its requests (allocated while it
+ * runs).  Masks of replica slots: */
 struct mbs_sync {
-	int n, i;
-	uint64_t mids[ITEMS];
-	uint8_t slot[ITEMS];
-	uint8_t att[ITEMS];   /* the header said: has attachments */
-	uint32_t size[ITEMS]; /* PR_MESSAGE_SIZE of the header */
-	uint32_t mask;	      /* slots asked in the last request */
+	uint32_t mask;	 /* asked in the last request */
+	uint32_t stream; /* their contexts stay open for their content stream */
+	uint32_t want;	 /* contexts whose stream has bytes left to read */
+	uint32_t rel;	 /* contexts to release with the next request */
+	int cur;	 /* the slot of the last request's FastTransferGetBuffers, -1 none */
+	int rounds;	 /* how many it had */
+	uint32_t left[MB_REPLICA_MAX_FOLDERS]; /* bytes of each slot's stream not read */
 };
 
 struct mbs_user {

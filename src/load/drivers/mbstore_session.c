@@ -1,8 +1,9 @@
 /* drivers/mbstore_session.c: the mbstore driver's session steps: logon
  * (challenge, then logon: two batches), logoff, keepalive, and the
  * cached-mode sync (the end of a due upload pass, else the download of what
- * changed, in rounds of at most SYNC_MAX messages; the work list lives in
- * m->sync only while the sync runs), and online the same step as the
+ * changed, in rounds of at most SYNC_MAX messages, each new item's
+ * content read from its context's FastTransfer stream; the sync's state
+ * between its requests lives in m->sync), and online the same step as the
  * fetch of pushed new-mail notifications (the Inbox view's new rows);
  * cached mode's upload passes (mbstore_int.h: an upload context per
  * folder and pass, ended with its checkpoint by the sync or a logoff):
@@ -184,13 +185,17 @@ static void emit_configure(struct mb__rb *rb, uint32_t h, uint64_t fid, uint32_t
 	op->u.sync_cfg.flags = flags;
 }
 
-/* The download on context h (at most max changes) and its release. */
-static void emit_download(struct mb__rb *rb, uint32_t h, uint32_t max)
+/* The download on context h (at most max changes) and its release; with
+ * stream, the whole items' bodies and attachments into the context's
+ * FastTransfer stream, and the context stays open to read it. */
+static void emit_download(struct mb__rb *rb, uint32_t h, uint32_t max, bool stream)
 {
 	struct mb_op *op = mb__rb_op(rb, MB_OP_SYNC_DOWNLOAD);
 	op->u.sync_down.handle = h;
 	op->u.sync_down.max = max;
-	mb__rb_op(rb, MB_OP_RELEASE)->u.release.handle = h;
+	op->u.sync_down.flags = stream ? MB_SD_F_CONTENT : 0;
+	if (!stream)
+		mb__rb_op(rb, MB_OP_RELEASE)->u.release.handle = h;
 }
 
 /* The highest id the primed OST's IdsetGiven names: every message id. */
@@ -202,7 +207,9 @@ static void emit_download(struct mb__rb *rb, uint32_t h, uint32_t max)
  * session's first download every id, the primed OST's; the change
  * numbers it has seen, read changes included, up to its watermark; no
  * FAI messages), the changes (SyncDownload on the context, for
- * RopFastTransferSourceGetBuffer) and the context's release.  0, 1 when
+ * RopFastTransferSourceGetBuffer) and the context's release; after the
+ * session's first download, the release waits for the whole items'
+ * content (the stream read in took_sync's phase 2).  0, 1 when
  * it does not fit in the request beside what is there (only when `first`
  * is false), or an error. */
 static int emit_folder_sync(struct mb_tuser *u, int s, bool first)
@@ -248,7 +255,10 @@ static int emit_folder_sync(struct mb_tuser *u, int s, bool first)
 		rc = emit_state(rb, h, MB_META_CNSET_READ, &seen, nseen);
 	free(ids);
 	free(rg);
-	emit_download(rb, h, SYNC_MAX);
+	bool stream = M(u)->rep->synced;
+	emit_download(rb, h, SYNC_MAX, stream);
+	if (stream)
+		M(u)->sync->stream |= 1u << s;
 	return rc;
 }
 
@@ -372,10 +382,13 @@ static int check_checkpoint(const struct mb_op_reply *g, const struct mb_op_repl
 
 int mb__mbs_upload_check(const struct mb_reply *r)
 {
+	/* the k-th checkpoint's buffer is the k-th FastTransferGetBuffer: a
+	 * request that ends upload passes reads no download stream, and the
+	 * requests that read one (took_sync's phase 2) end no pass */
 	for (int k = 0;; k++) {
 		const struct mb_op_reply *g = mb__mbs_find_op(r, MB_OP_SYNC_GET_STATE, k);
 		const struct mb_op_reply *b = mb__mbs_find_op(r, MB_OP_FT_GET_BUFFER, k);
-		if (!g && !b)
+		if (!g)
 			return 0;
 		int rc = check_checkpoint(g, b);
 		if (rc)
@@ -405,7 +418,7 @@ static int hierarchy_ask(struct mb_tuser *u)
 		    emit_state(rb, H_HSYNC, MB_META_CNSET_SEEN, &seen, rep->hier_watermark ? 1 : 0);
 	if (rc)
 		return rc;
-	emit_download(rb, H_HSYNC, MB_PROTO_MAX_ROWS);
+	emit_download(rb, H_HSYNC, MB_PROTO_MAX_ROWS, false);
 	m->hier_due = false;
 	m->phase = 4;
 	return mb__mbs_send_rpc(u);
@@ -425,8 +438,8 @@ static int sync_ask(struct mb_tuser *u)
 		rep->synced = true;
 		return 0;
 	}
-	c->n = 0;
-	c->mask = 0;
+	c->mask = c->stream = c->want = 0;
+	c->cur = -1;
 	for (int s = 0; s < rep->nfolders; s++) {
 		if (!(rep->dirty & (1u << s)))
 			continue;
@@ -472,8 +485,11 @@ int mb__mbs_emit_sync(struct mb_tuser *u, const struct mb_step *s, struct mb_ste
 		return m->nnew ? notify_fetch(u) : 0;
 	if (mb__mbs_upload_due(u)) /* local changes go up before the download */
 		return mb__mbs_upload_pass(u);
-	if (!m->sync && !(m->sync = malloc(sizeof(*m->sync))))
+	if (!m->sync && !(m->sync = calloc(1, sizeof(*m->sync))))
 		return MB_ENOMEM;
+	/* a sync that failed left its contexts open: the next SyncConfigure
+	 * on their numbers releases them */
+	m->sync->rel = 0;
 	if (m->hier_due && m->rep->synced)
 		return hierarchy_ask(u);
 	return sync_ask(u);
@@ -539,85 +555,81 @@ int mb__mbs_took_sync(struct mb_tuser *u, const struct mb_reply *r, struct mb_st
 						  ? mb_target_find_user(u, (const char *)sn->v.b.p,
 									sn->v.b.len)
 						  : -1;
-				bool held = mb_replica_holds(rep, s, it->mid);
+				/* an item the replica does not hold came whole
+				 * (not at the first logon: the replica stands for an
+				 * OST primed when the mailbox was initialised, see
+				 * replica.h), its body and attachments in the
+				 * context's stream; one it holds in that folder, the
+				 * user's own read-state changes and moves, with its
+				 * header only, as Outlook uploads them with the ICS
+				 * state and so never downloads them again
+				 * (MS-OXCFXICS 3.2.5.9.4.4, 3.2.5.9.4.6) */
 				mb_replica_upsert(rep, s, it->mid, fl ? (uint32_t)fl->v.i : 0,
 						  sz ? (uint32_t)sz->v.i : 0, who);
-				/* the item itself (body) comes next; not at the first
-				 * logon: the replica stands for an OST primed when the
-				 * mailbox was initialised (see replica.h); not for an
-				 * item the replica holds in that folder: the user's own
-				 * read-state changes and moves, which Outlook uploads
-				 * with the ICS state and so never downloads again
-				 * (MS-OXCFXICS 3.2.5.9.4.4, 3.2.5.9.4.6: the upload
-				 * adds their change numbers to the state) */
-				if (rep->synced && !held && c->n < ITEMS &&
-				    s != MB_RSLOT_CONTACTS) {
-					const struct mb_prop *ha =
-					    mb_props_find(it->props, it->nprops, MB_PR_HASATTACH);
-					c->mids[c->n] = it->mid;
-					c->slot[c->n] = (uint8_t)s;
-					c->att[c->n] =
-					    ha && MB_PTAG_TYPE(ha->tag) == MB_PT_BOOL && ha->v.i;
-					c->size[c->n] = sz && sz->v.i > 0 ? (uint32_t)sz->v.i : 0;
-					c->n++;
-				}
 			}
 			rep->f[s].watermark = o->u.sync_down.watermark;
 			if (!o->u.sync_down.more)
 				rep->dirty &= ~(1u << s);
+			if (!(c->stream & (1u << s)))
+				continue;
+			c->left[s] = o->u.sync_down.content;
+			if (c->left[s])
+				c->want |= 1u << s;
+			else if (m->nrel < RELEASES_MAX) /* nothing came whole */
+				mb__mbs_release_later(u, (uint8_t)(H_SYNC + s));
+			else
+				c->rel |= 1u << s;
 		}
-		c->i = 0;
+		c->stream = 0;
+		c->cur = -1;
 		m->phase = 2;
-	}
-	/* phase 2: the items arrived; nothing to keep (see replica.h).  Up to
-	 * 4 items per request, each as Outlook downloads a new item: the
-	 * message, its body stream, and with attachments the attachment table
-	 * and the first attachment's data (ReadStream ops of STREAM_CHUNK
-	 * bytes up to the item's size, in the item's request) */
-	if (c->i < c->n) {
-		struct mb__rb *rb = RB(u);
-		for (int k = 0; k < 4 && c->i < c->n && rb->nops <= MB_RB_OPS - 20; k++, c->i++) {
-			uint32_t h = H_MSG + (uint32_t)k * 8;
-			struct mb_op *op = mb__rb_op(rb, MB_OP_OPEN_MESSAGE);
-			op->u.open_message.fid = fid_of(u, rep->f[c->slot[c->i]].local);
-			op->u.open_message.mid = c->mids[c->i];
-			op->u.open_message.handle = h;
-			op = mb__rb_op(rb, MB_OP_OPEN_STREAM);
-			op->u.open_stream.obj = h;
-			op->u.open_stream.tag = MB_PR_BODY;
-			op->u.open_stream.handle = h + 1;
-			op = mb__rb_op(rb, MB_OP_READ_STREAM);
-			op->u.read_stream.handle = h + 1;
-			op->u.read_stream.max = STREAM_CHUNK;
-			if (c->att[c->i]) {
-				op = mb__rb_op(rb, MB_OP_GET_ATTACH_TABLE);
-				op->u.attach.msg = h;
-				op->u.attach.handle = h + 2;
-				op = mb__rb_op(rb, MB_OP_QUERY_ROWS);
-				op->u.query_rows.handle = h + 2;
-				op->u.query_rows.flags = MB_QR_F_RESTART;
-				op->u.query_rows.max_rows = 32;
-				op = mb__rb_op(rb, MB_OP_OPEN_ATTACH);
-				op->u.attach.msg = h;
-				op->u.attach.num = 1;
-				op->u.attach.handle = h + 3;
-				op = mb__rb_op(rb, MB_OP_OPEN_STREAM);
-				op->u.open_stream.obj = h + 3;
-				op->u.open_stream.tag = MB_PR_ATTACH_DATA_BIN;
-				op->u.open_stream.handle = h + 4;
-				uint32_t chunks = (c->size[c->i] + STREAM_CHUNK - 1) / STREAM_CHUNK;
-				for (uint32_t j = 0; j < chunks && j < 8; j++) {
-					op = mb__rb_op(rb, MB_OP_READ_STREAM);
-					op->u.read_stream.handle = h + 4;
-					op->u.read_stream.max = STREAM_CHUNK;
-				}
-				for (uint32_t x = 4; x >= 2; x--)
-					mb__rb_op(rb, MB_OP_RELEASE)->u.release.handle = h + x;
-			}
-			mb__rb_op(rb, MB_OP_RELEASE)->u.release.handle = h + 1;
-			mb__rb_op(rb, MB_OP_RELEASE)->u.release.handle = h;
+	} else if (m->phase == 2 && c->cur >= 0) {
+		/* rounds of a stream: each STREAM_CHUNK bytes, the last one
+		 * what was left */
+		uint32_t *left = &c->left[c->cur];
+		for (int k = 0; k < c->rounds; k++) {
+			const struct mb_op_reply *o = mb__mbs_find_op(r, MB_OP_FT_GET_BUFFER, k);
+			if (!o || o->status != 0)
+				return mb__mbs_op_status(o);
+			uint32_t want = *left < STREAM_CHUNK ? *left : STREAM_CHUNK;
+			if (o->u.stream.data.len != want)
+				return MB_EPROTO; /* not the length SyncDownload said */
+			*left -= want;
 		}
+		if (!*left) /* read, and released after its last round */
+			c->want &= ~(1u << c->cur);
+		c->cur = -1;
+	}
+	/* phase 2: the whole items' bodies and attachments, read from each
+	 * context's FastTransfer stream as Outlook reads a messageChangeFull
+	 * (MS-OXCFXICS 2.2.4.3.13, 3.3.5.7.1): RopFastTransferSourceGetBuffer
+	 * rounds of STREAM_CHUNK bytes (an extended buffer holds at most
+	 * 32 KB, MS-OXCRPC 3.1.4.2.1), STREAM_PACK per request (packed
+	 * responses), as many as SyncDownload said the stream holds; a
+	 * context's release after its stream's last round, or, when nothing
+	 * came whole, queued for the user's next request as Outlook queues
+	 * its releases (with the sync's next request when the queue is
+	 * full); nothing of the items is kept (see replica.h) */
+	struct mb__rb *rb = RB(u);
+	for (int s = 0; c->rel && s < 32; s++)
+		if (c->rel & (1u << s))
+			mb__rb_op(rb, MB_OP_RELEASE)->u.release.handle = H_SYNC + (uint32_t)s;
+	c->rel = 0;
+	if (c->want) {
+		int s = __builtin_ctz(c->want);
+		uint32_t n = (c->left[s] + STREAM_CHUNK - 1) / STREAM_CHUNK;
+		c->rounds = n < STREAM_PACK ? (int)n : STREAM_PACK;
+		for (int k = 0; k < c->rounds; k++) {
+			struct mb_op *op = mb__rb_op(rb, MB_OP_FT_GET_BUFFER);
+			op->u.read_stream.handle = H_SYNC + (uint32_t)s;
+			op->u.read_stream.max = STREAM_CHUNK;
+		}
+		if (n <= STREAM_PACK)
+			mb__rb_op(rb, MB_OP_RELEASE)->u.release.handle = H_SYNC + (uint32_t)s;
+		c->cur = s;
 		return mb__mbs_send_rpc(u);
 	}
+	if (rb->nops && !rep->dirty) /* the releases alone, the sync's last request */
+		return mb__mbs_send_rpc(u);
 	return sync_ask(u);
 }

@@ -101,16 +101,21 @@ int mb__mbs_took_next_rows(struct mb_tuser *u, const struct mb_reply *r, struct 
 	return mb__mbs_take_rows(u, r, MB_OP_QUERY_ROWS, res);
 }
 
-/* Stream the rest of H_STREAM, one ReadStream per request: 1 a request
- * is out, 0 nothing left. */
+/* Stream the rest of H_STREAM, STREAM_PACK ReadStreams per request at
+ * most (RopReadStream's responses are packed as GetBuffer's are,
+ * MS-OXCRPC 3.1.4.2.1.2), no more than its size needs: 1 a request is
+ * out, 0 nothing left. */
 static int stream_more(struct mb_tuser *u)
 {
 	struct mbs_user *m = M(u);
 	if (m->stream_left == 0)
 		return 0;
-	struct mb_op *op = mb__rb_op(RB(u), MB_OP_READ_STREAM);
-	op->u.read_stream.handle = H_STREAM;
-	op->u.read_stream.max = STREAM_CHUNK;
+	uint32_t n = (m->stream_left + STREAM_CHUNK - 1) / STREAM_CHUNK;
+	for (uint32_t k = 0; k < n && k < STREAM_PACK; k++) {
+		struct mb_op *op = mb__rb_op(RB(u), MB_OP_READ_STREAM);
+		op->u.read_stream.handle = H_STREAM;
+		op->u.read_stream.max = STREAM_CHUNK;
+	}
 	return mb__mbs_send_rpc(u);
 }
 
@@ -132,19 +137,22 @@ static int stream_took(struct mb_tuser *u, const struct mb_reply *r)
 {
 	struct mbs_user *m = M(u);
 	const struct mb_op_reply *o = mb__mbs_find_op(r, MB_OP_OPEN_STREAM, 0);
-	const struct mb_op_reply *d = mb__mbs_find_op(r, MB_OP_READ_STREAM, 0);
 	if (o) {
 		if (o->status != 0)
 			return o->status;
 		m->stream_left = o->u.table.rows;
 	}
-	if (!d || d->status != 0) {
-		m->stream_left = 0;
-		return mb__mbs_op_status(d);
+	for (int k = 0;; k++) {
+		const struct mb_op_reply *d = mb__mbs_find_op(r, MB_OP_READ_STREAM, k);
+		if (k > 0 && !d)
+			return 0;
+		if (!d || d->status != 0) {
+			m->stream_left = 0;
+			return mb__mbs_op_status(d);
+		}
+		uint32_t got = d->u.stream.data.len;
+		m->stream_left = got == 0 || got >= m->stream_left ? 0 : m->stream_left - got;
 	}
-	uint32_t got = d->u.stream.data.len;
-	m->stream_left = got == 0 || got >= m->stream_left ? 0 : m->stream_left - got;
-	return 0;
 }
 
 /* Read one message as Outlook opens it in the reading pane:
