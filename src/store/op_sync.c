@@ -10,7 +10,11 @@
  * context's mark on (a second SyncDownload continues, as
  * RopFastTransferSourceGetBuffer does).  It keeps IdsetGiven: a message
  * not in it comes with its row's whole property list, one in it with the
- * header columns (sync_item).  Per context:
+ * header columns (sync_item).  With MB_SD_F_CONTENT the body and
+ * attachments of each message that comes whole go into the context's
+ * FastTransfer stream (content_add; the reply gives its length), which
+ * FastTransferGetBuffer on the context reads; the next such SyncDownload
+ * replaces it.  Per context:
  *
  *   configured --Begin--> uploading --Continue*--> --End (bytes all in,
  *       ^                                             a valid ID set)--+
@@ -476,25 +480,28 @@ static void put_le(uint8_t *p, uint64_t v, int n)
 }
 
 /* Appends n bytes to download context ctx's content stream, which this
- * operation started (the session's held bytes do not count it yet):
- * MB_EFULL when the session cannot hold them. */
+ * operation started (the session's held bytes do not count it yet; they
+ * will count its allocation, ccap): MB_EFULL when the session cannot hold
+ * it.  The allocation doubles while there is room, else grows to fit. */
 static int content_put(struct req *r, struct handle *ctx, const void *p, size_t n)
 {
-	if ((size_t)ctx->clen + n > UINT32_MAX / 2)
+	size_t want = (size_t)ctx->clen + n;
+	if (want > UINT32_MAX / 2)
 		return MB_EFULL;
-	int rc = mb__held_room(r->sess, (size_t)ctx->clen + n);
-	if (rc)
-		return rc;
-	size_t want = ctx->clen + n;
 	if (want > ctx->ccap) {
 		size_t cap = ctx->ccap ? ctx->ccap : 4096;
 		while (cap < want)
 			cap *= 2;
+		if (mb__held_room(r->sess, cap))
+			cap = want;
+		int rc = mb__held_room(r->sess, cap);
+		if (rc)
+			return rc;
 		uint8_t *c = realloc(ctx->content, cap);
 		if (!c)
 			return MB_ENOMEM;
 		ctx->content = c;
-		ctx->ccap = (uint32_t)(cap > UINT32_MAX ? UINT32_MAX : cap);
+		ctx->ccap = (uint32_t)cap;
 	}
 	if (n)
 		memcpy(ctx->content + ctx->clen, p, n);
@@ -514,13 +521,8 @@ static int content_add(struct dbw *w, struct req *r, struct handle *ctx, uint64_
 	struct mb_msg_rec rec;
 	uint8_t hdr[12];
 	int rc = mb_schema_msg_get(w->schema, mbx, mid, &w->val, &rec);
-	if (!rc) {
-		rc = mb_schema_msg_body(w->schema, mbx, mid, &w->val2);
-		if (rc == MB_ENOTFOUND) {
-			w->val2.len = 0;
-			rc = 0;
-		}
-	}
+	if (!rc)
+		rc = mb_schema_rec_body(w->schema, mbx, &rec, &w->val2);
 	if (!rc) {
 		put_le(hdr, mid, 8);
 		put_le(hdr + 8, w->val2.len, 4);
@@ -528,7 +530,7 @@ static int content_add(struct dbw *w, struct req *r, struct handle *ctx, uint64_
 	}
 	if (!rc)
 		rc = content_put(r, ctx, w->val2.data, w->val2.len);
-	uint8_t na = rec.nattach;
+	uint8_t na = rc ? 0 : rec.nattach;
 	if (!rc)
 		rc = content_put(r, ctx, &na, 1);
 	for (uint16_t a = 1; a <= na && !rc; a++) {
@@ -624,8 +626,8 @@ int mb__op_sync_down(struct dbw *w, struct req *r, struct mb_op *op, struct mb_o
 			rc = MB_ETOOBIG;
 		if (rc == MB_ETOOBIG && n == 0 && full) {
 			/* a first item too large to come whole comes with its
-			 * header, so the download moves on (its properties stay
-			 * for OpenMessage, its content for OpenStream) */
+			 * header, so the download moves on (its properties and
+			 * content stay for OpenMessage and OpenStream) */
 			r->reply_budget = before;
 			rc = sync_item(w, r, it, false, body);
 		}
@@ -636,8 +638,11 @@ int mb__op_sync_down(struct dbw *w, struct req *r, struct mb_op *op, struct mb_o
 			break;
 		}
 	}
-	if (rc)
+	if (rc) {
+		if (content) /* no reply names what the stream would hold */
+			ctx->clen = 0;
 		return rc;
+	}
 	res->u.sync_down.n = n;
 	res->u.sync_down.items = items;
 	res->u.sync_down.more = more ? 1 : 0;

@@ -327,31 +327,37 @@ static void test_content_stream(void **state)
 		assert_int_equal(rep.ops[i].status, 0);
 
 	/* the client holds nothing: every item whole, each one's content in
-	 * the stream in the download's order */
+	 * the stream in the download's order (what the reply says is copied
+	 * first: the client's next call reuses the reply's memory) */
 	assert_int_equal(flags_download(a, inbox, NULL, 0, 0, 1000, MB_SD_F_CONTENT, &rep), 0);
 	const struct mb_op_reply *d = &rep.ops[rep.nops - 1];
 	assert_int_equal(d->status, 0);
-	uint32_t n = d->u.sync_down.n;
-	assert_true(n >= 2);
-	int rounds;
-	size_t len = read_rounds(a, 1000, buf, sizeof(buf), &rounds);
-	assert_int_equal(rounds, (int)(len / 1000) + 1);
-	assert_int_equal(d->u.sync_down.content, len); /* as the reply said */
-	size_t at = 0;
-	bool seen = false;
+	uint32_t n = d->u.sync_down.n, content = d->u.sync_down.content;
+	assert_true(n >= 2 && n <= 64);
+	uint64_t mids[64];
+	bool mine[64];
 	for (uint32_t i = 0; i < n; i++) {
 		const struct mb_sync_item *it = &d->u.sync_down.items[i];
 		assert_false(it->deleted);
+		const struct mb_prop *s = mb_props_find(it->props, it->nprops, MB_PR_SUBJECT);
+		mids[i] = it->mid;
+		mine[i] = s && s->v.b.len == 8 && memcmp(s->v.b.p, "streamed", 8) == 0;
+	}
+	int rounds;
+	size_t len = read_rounds(a, 1000, buf, sizeof(buf), &rounds);
+	assert_int_equal(rounds, (int)(len / 1000) + 1);
+	assert_int_equal(content, len); /* as the reply said */
+	size_t at = 0;
+	bool seen = false;
+	for (uint32_t i = 0; i < n; i++) {
 		assert_true(at + 13 <= len);
-		assert_int_equal(rd_le(buf + at, 8), it->mid);
+		assert_int_equal(rd_le(buf + at, 8), mids[i]);
 		uint32_t blen = (uint32_t)rd_le(buf + at + 8, 4);
 		at += 12;
 		assert_true(at + blen + 1 <= len);
 		at += blen;
 		uint8_t na = buf[at++];
-		const struct mb_prop *s = mb_props_find(it->props, it->nprops, MB_PR_SUBJECT);
-		bool mine = s && s->v.b.len == 8 && memcmp(s->v.b.p, "streamed", 8) == 0;
-		if (mine) {
+		if (mine[i]) {
 			seen = true;
 			assert_true(blen > 0);
 			assert_int_equal(na, 2);
@@ -361,7 +367,7 @@ static void test_content_stream(void **state)
 			uint32_t alen = (uint32_t)rd_le(buf + at, 4);
 			at += 4;
 			assert_true(at + alen <= len);
-			if (mine) {
+			if (mine[i]) {
 				const uint8_t *want = k == 0 ? doc : img;
 				assert_int_equal(alen, k == 0 ? sizeof(doc) : sizeof(img));
 				assert_memory_equal(buf + at, want, alen);
@@ -372,6 +378,26 @@ static void test_content_stream(void **state)
 	assert_true(seen);
 	assert_int_equal(at, len);
 
+	/* a download that goes on on the context replaces the stream: one
+	 * item, then the rest */
+	assert_int_equal(flags_download(a, inbox, NULL, 0, 0, 1, MB_SD_F_CONTENT, &rep), 0);
+	d = &rep.ops[rep.nops - 1];
+	assert_int_equal(d->u.sync_down.n, 1);
+	assert_int_equal(d->u.sync_down.items[0].mid, mids[0]);
+	assert_true(d->u.sync_down.content > 0);
+	struct mb_op op = opbatch_op(MB_OP_SYNC_DOWNLOAD);
+	struct mb_op_reply r;
+	op.u.sync_down.handle = 7;
+	op.u.sync_down.flags = MB_SD_F_CONTENT;
+	op.u.sync_down.max = 1000;
+	assert_int_equal(storetest_one(a, &op, &r), 0);
+	assert_int_equal(r.u.sync_down.n, n - 1);
+	assert_int_equal(r.u.sync_down.items[0].mid, mids[1]);
+	content = r.u.sync_down.content;
+	len = read_rounds(a, 1000, buf, sizeof(buf), &rounds);
+	assert_int_equal(len, content);
+	assert_int_equal(rd_le(buf, 8), mids[1]);
+
 	/* it holds every one: headers, and an empty stream */
 	struct mb_idrange every = {1, UINT64_MAX >> 16};
 	assert_int_equal(flags_download(a, inbox, &every, 1, 0, 1000, MB_SD_F_CONTENT, &rep), 0);
@@ -380,14 +406,16 @@ static void test_content_stream(void **state)
 	assert_int_equal(read_rounds(a, 1000, buf, sizeof(buf), &rounds), 0);
 	assert_int_equal(rounds, 1);
 
-	/* without the flag, nothing in the stream either */
+	/* without the flag the items come whole and the stream stays empty */
 	assert_int_equal(flags_download(a, inbox, NULL, 0, 0, 1000, 0, &rep), 0);
-	assert_int_equal(rep.ops[rep.nops - 1].u.sync_down.content, 0);
+	d = &rep.ops[rep.nops - 1];
+	assert_int_equal(d->u.sync_down.n, n);
+	assert_true(item_whole(&d->u.sync_down.items[0]));
+	assert_int_equal(d->u.sync_down.content, 0);
 	assert_int_equal(read_rounds(a, 1000, buf, sizeof(buf), &rounds), 0);
 
 	/* a stream needs a contents download context */
-	struct mb_op op = opbatch_op(MB_OP_SYNC_DOWNLOAD);
-	struct mb_op_reply r;
+	op = opbatch_op(MB_OP_SYNC_DOWNLOAD);
 	op.u.sync_down.fid = inbox;
 	op.u.sync_down.flags = MB_SD_F_CONTENT;
 	op.u.sync_down.max = 10;

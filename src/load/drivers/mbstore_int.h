@@ -89,6 +89,7 @@ struct mbs_sync {
 	uint32_t rel;	 /* contexts to release with the next request */
 	int cur;	 /* the slot of the last request's FastTransferGetBuffers, -1 none */
 	int rounds;	 /* how many it had */
+	bool cur_rel;	 /* and the release of its context after them */
 	uint32_t left[MB_REPLICA_MAX_FOLDERS]; /* bytes of each slot's stream not read */
 };
 

@@ -424,6 +424,40 @@ static int hierarchy_ask(struct mb_tuser *u)
 	return mb__mbs_send_rpc(u);
 }
 
+/* The releases of the download contexts in c->rel, into the request being
+ * built. */
+static void emit_context_releases(struct mb_tuser *u)
+{
+	struct mbs_sync *c = M(u)->sync;
+	for (int s = 0; c->rel && s < 32; s++)
+		if (c->rel & (1u << s))
+			mb__rb_op(RB(u), MB_OP_RELEASE)->u.release.handle = H_SYNC + (uint32_t)s;
+	c->rel = 0;
+}
+
+/* A sync that failed: its open download contexts are released with the
+ * user's next request, or with the next sync's when the queue is full;
+ * its error, e. */
+static int sync_abandon(struct mb_tuser *u, int e)
+{
+	struct mbs_user *m = M(u);
+	struct mbs_sync *c = m->sync;
+	uint32_t open = c->stream | c->want;
+	if (c->cur >= 0 && c->cur_rel) /* the failed request released it */
+		open &= ~(1u << c->cur);
+	for (int s = 0; open && s < 32; s++) {
+		if (!(open & (1u << s)))
+			continue;
+		if (m->nrel < RELEASES_MAX)
+			mb__mbs_release_later(u, (uint8_t)(H_SYNC + s));
+		else
+			c->rel |= 1u << s;
+	}
+	c->stream = c->want = 0;
+	c->cur = -1;
+	return e;
+}
+
 /* Ask every dirty folder for its changes since its watermark, as many
  * folders per request as fit (the others stay dirty for the next round);
  * done when nothing is dirty. */
@@ -440,6 +474,7 @@ static int sync_ask(struct mb_tuser *u)
 	}
 	c->mask = c->stream = c->want = 0;
 	c->cur = -1;
+	emit_context_releases(u);
 	for (int s = 0; s < rep->nfolders; s++) {
 		if (!(rep->dirty & (1u << s)))
 			continue;
@@ -487,9 +522,6 @@ int mb__mbs_emit_sync(struct mb_tuser *u, const struct mb_step *s, struct mb_ste
 		return mb__mbs_upload_pass(u);
 	if (!m->sync && !(m->sync = calloc(1, sizeof(*m->sync))))
 		return MB_ENOMEM;
-	/* a sync that failed left its contexts open: the next SyncConfigure
-	 * on their numbers releases them */
-	m->sync->rel = 0;
 	if (m->hier_due && m->rep->synced)
 		return hierarchy_ask(u);
 	return sync_ask(u);
@@ -536,7 +568,7 @@ int mb__mbs_took_sync(struct mb_tuser *u, const struct mb_reply *r, struct mb_st
 				continue;
 			const struct mb_op_reply *o = mb__mbs_find_op(r, MB_OP_SYNC_DOWNLOAD, k++);
 			if (!o || o->status != 0)
-				return mb__mbs_op_status(o);
+				return sync_abandon(u, mb__mbs_op_status(o));
 			u->st->n.syncs++;
 			u->st->n.sync_items += o->u.sync_down.n;
 			for (uint32_t i = 0; i < o->u.sync_down.n; i++) {
@@ -572,7 +604,10 @@ int mb__mbs_took_sync(struct mb_tuser *u, const struct mb_reply *r, struct mb_st
 				rep->dirty &= ~(1u << s);
 			if (!(c->stream & (1u << s)))
 				continue;
+			if (o->u.sync_down.content > UINT32_MAX - STREAM_CHUNK)
+				return sync_abandon(u, MB_EPROTO);
 			c->left[s] = o->u.sync_down.content;
+			c->stream &= ~(1u << s);
 			if (c->left[s])
 				c->want |= 1u << s;
 			else if (m->nrel < RELEASES_MAX) /* nothing came whole */
@@ -590,10 +625,10 @@ int mb__mbs_took_sync(struct mb_tuser *u, const struct mb_reply *r, struct mb_st
 		for (int k = 0; k < c->rounds; k++) {
 			const struct mb_op_reply *o = mb__mbs_find_op(r, MB_OP_FT_GET_BUFFER, k);
 			if (!o || o->status != 0)
-				return mb__mbs_op_status(o);
+				return sync_abandon(u, mb__mbs_op_status(o));
 			uint32_t want = *left < STREAM_CHUNK ? *left : STREAM_CHUNK;
-			if (o->u.stream.data.len != want)
-				return MB_EPROTO; /* not the length SyncDownload said */
+			if (o->u.stream.data.len != want) /* not the length SyncDownload said */
+				return sync_abandon(u, MB_EPROTO);
 			*left -= want;
 		}
 		if (!*left) /* read, and released after its last round */
@@ -611,10 +646,8 @@ int mb__mbs_took_sync(struct mb_tuser *u, const struct mb_reply *r, struct mb_st
 	 * its releases (with the sync's next request when the queue is
 	 * full); nothing of the items is kept (see replica.h) */
 	struct mb__rb *rb = RB(u);
-	for (int s = 0; c->rel && s < 32; s++)
-		if (c->rel & (1u << s))
-			mb__rb_op(rb, MB_OP_RELEASE)->u.release.handle = H_SYNC + (uint32_t)s;
-	c->rel = 0;
+	if (c->want || !rep->dirty)
+		emit_context_releases(u); /* else with sync_ask's request */
 	if (c->want) {
 		int s = __builtin_ctz(c->want);
 		uint32_t n = (c->left[s] + STREAM_CHUNK - 1) / STREAM_CHUNK;
@@ -624,7 +657,8 @@ int mb__mbs_took_sync(struct mb_tuser *u, const struct mb_reply *r, struct mb_st
 			op->u.read_stream.handle = H_SYNC + (uint32_t)s;
 			op->u.read_stream.max = STREAM_CHUNK;
 		}
-		if (n <= STREAM_PACK)
+		c->cur_rel = n <= STREAM_PACK;
+		if (c->cur_rel)
 			mb__rb_op(rb, MB_OP_RELEASE)->u.release.handle = H_SYNC + (uint32_t)s;
 		c->cur = s;
 		return mb__mbs_send_rpc(u);
