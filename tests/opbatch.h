@@ -84,6 +84,23 @@ static inline uint16_t opbatch_compose(struct mb_op *o, uint64_t fid, uint32_t h
 	return 3;
 }
 
+/* CreateAttachment of the draft msg as handle, SetProps props[0..n),
+ * SaveChangesAttachment: 3 ops. */
+static inline uint16_t opbatch_attach(struct mb_op *o, uint32_t msg, uint32_t handle,
+				      struct mb_prop *props, uint16_t n)
+{
+	o[0] = opbatch_op(MB_OP_CREATE_ATTACH);
+	o[0].u.attach.msg = msg;
+	o[0].u.attach.handle = handle;
+	o[1] = opbatch_op(MB_OP_SET_PROPS);
+	o[1].u.set_props.handle = handle;
+	o[1].u.set_props.n = n;
+	o[1].u.set_props.props = props;
+	o[2] = opbatch_op(MB_OP_SAVE_ATTACH);
+	o[2].u.save.handle = handle;
+	return 3;
+}
+
 /* OpenFolder, GetContentsTable as handle, SetColumns cols[0..ncols),
  * QueryRows (flags, max_rows): 4 ops. */
 static inline uint16_t opbatch_browse(struct mb_op *o, uint64_t fid, uint32_t handle,

@@ -85,18 +85,8 @@ static void test_send_with_attachments(void **state)
 	memset(ops, 0, sizeof(ops));
 	opbatch_compose(ops, MB_FID(mb_client_mailbox(a), MB_FID_SENT), 7, mp, 3, MB_OP_SUBMIT);
 	ops[8] = ops[2];
-	for (int i = 0; i < 2; i++) {
-		struct mb_op *o = &ops[2 + 3 * i];
-		o[0] = opbatch_op(MB_OP_CREATE_ATTACH);
-		o[0].u.attach.msg = 7;
-		o[0].u.attach.handle = 8;
-		o[1] = opbatch_op(MB_OP_SET_PROPS);
-		o[1].u.set_props.handle = 8;
-		o[1].u.set_props.n = 3;
-		o[1].u.set_props.props = ap[i];
-		o[2] = opbatch_op(MB_OP_SAVE_ATTACH);
-		o[2].u.save.handle = 8;
-	}
+	for (int i = 0; i < 2; i++)
+		opbatch_attach(&ops[2 + 3 * i], 7, 8, ap[i], 3);
 	struct mb_reply rep;
 	assert_int_equal(mb_client_call(a, ops, 9, &rep), 0);
 	for (int i = 0; i < 9; i++)

@@ -213,15 +213,7 @@ static uint64_t send_to0(struct mb_client *s, const char *subject, const uint8_t
 		ap[0] = mb_prop_str(MB_PR_ATTACH_FILENAME, "att1.bin");
 		ap[1] = mb_prop_bytes(MB_PR_ATTACH_DATA_BIN, att1, sizeof(att1));
 		ap[2] = mb_prop_i64(MB_PR_ATTACH_KIND, MB_CK_OFFICE);
-		ops[2] = opbatch_op(MB_OP_CREATE_ATTACH);
-		ops[2].u.attach.msg = 7;
-		ops[2].u.attach.handle = 8;
-		ops[3] = opbatch_op(MB_OP_SET_PROPS);
-		ops[3].u.set_props.handle = 8;
-		ops[3].u.set_props.n = 3;
-		ops[3].u.set_props.props = ap;
-		ops[4] = opbatch_op(MB_OP_SAVE_ATTACH);
-		ops[4].u.save.handle = 8;
+		opbatch_attach(&ops[2], 7, 8, ap, 3);
 		n = 6;
 	}
 	struct mb_reply rep;

@@ -309,18 +309,8 @@ static void test_content_stream(void **state)
 	memset(ops, 0, sizeof(ops));
 	opbatch_compose(ops, inbox, 30, mp, 2, MB_OP_SAVE_CHANGES);
 	ops[8] = ops[2];
-	for (int i = 0; i < 2; i++) {
-		struct mb_op *o = &ops[2 + 3 * i];
-		o[0] = opbatch_op(MB_OP_CREATE_ATTACH);
-		o[0].u.attach.msg = 30;
-		o[0].u.attach.handle = 31;
-		o[1] = opbatch_op(MB_OP_SET_PROPS);
-		o[1].u.set_props.handle = 31;
-		o[1].u.set_props.n = 2;
-		o[1].u.set_props.props = ap[i];
-		o[2] = opbatch_op(MB_OP_SAVE_ATTACH);
-		o[2].u.save.handle = 31;
-	}
+	for (int i = 0; i < 2; i++)
+		opbatch_attach(&ops[2 + 3 * i], 30, 31, ap[i], 2);
 	struct mb_reply rep;
 	assert_int_equal(mb_client_call(a, ops, 9, &rep), 0);
 	for (int i = 0; i < 9; i++)
