@@ -259,6 +259,7 @@ static size_t read_rounds(struct mb_client *c, uint32_t max, uint8_t *buf, size_
 	for (;;) {
 		struct mb_op op = opbatch_op(MB_OP_FT_GET_BUFFER);
 		struct mb_op_reply r;
+		memset(&r, 0, sizeof(r));
 		op.u.read_stream.handle = 7;
 		op.u.read_stream.max = max;
 		assert_int_equal(storetest_one(c, &op, &r), 0);
@@ -377,6 +378,7 @@ static void test_content_stream(void **state)
 	assert_true(d->u.sync_down.content > 0);
 	struct mb_op op = opbatch_op(MB_OP_SYNC_DOWNLOAD);
 	struct mb_op_reply r;
+	memset(&r, 0, sizeof(r));
 	op.u.sync_down.handle = 7;
 	op.u.sync_down.flags = MB_SD_F_CONTENT;
 	op.u.sync_down.max = 1000;
