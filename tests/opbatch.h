@@ -101,6 +101,21 @@ static inline uint16_t opbatch_attach(struct mb_op *o, uint32_t msg, uint32_t ha
 	return 3;
 }
 
+/* opbatch_compose with natt attachments saved before last, each
+ * (opbatch_attach as att_handle) with the nap properties at att + i * nap:
+ * 3 + 3 * natt ops. */
+static inline uint16_t opbatch_compose_attached(struct mb_op *o, uint64_t fid, uint32_t handle,
+						struct mb_prop *props, uint16_t n, uint8_t last,
+						uint32_t att_handle, struct mb_prop *att,
+						uint16_t nap, uint16_t natt)
+{
+	opbatch_compose(o, fid, handle, props, n, last);
+	o[2 + 3 * natt] = o[2];
+	for (uint16_t i = 0; i < natt; i++)
+		opbatch_attach(&o[2 + 3 * i], handle, att_handle, att + (size_t)i * nap, nap);
+	return (uint16_t)(3 + 3 * natt);
+}
+
 /* OpenFolder, GetContentsTable as handle, SetColumns cols[0..ncols),
  * QueryRows (flags, max_rows): 4 ops. */
 static inline uint16_t opbatch_browse(struct mb_op *o, uint64_t fid, uint32_t handle,

@@ -98,6 +98,13 @@ static int cstate_index(uint32_t tag)
 
 #define MB_SYNC_COLL_READY (MB_SYNC_HAS_SEEN | MB_SYNC_HAS_SEEN_FAI | MB_SYNC_HAS_READ)
 
+/* v as n little-endian bytes at p. */
+static void put_le(uint8_t *p, uint64_t v, int n)
+{
+	for (int i = 0; i < n; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
 static int sync_handle(struct req *r, uint32_t id, struct handle **out)
 {
 	struct handle *h = mb__handle_find(r->sess, id);
@@ -225,10 +232,9 @@ int mb__op_sync_get_state(struct req *r, struct mb_op *op, struct mb_op_reply *r
 	if (!b)
 		return MB_ENOMEM;
 	for (int i = 0; i < MB_CS_COUNT; i++) {
-		uint32_t v[2] = {tags[i], h->cstate_len[i]};
-		for (int k = 0; k < 2; k++)
-			for (int j = 0; j < 4; j++)
-				*p++ = (uint8_t)(v[k] >> (8 * j));
+		put_le(p, tags[i], 4);
+		put_le(p + 4, h->cstate_len[i], 4);
+		p += 8;
 		if (h->cstate_len[i])
 			memcpy(p, h->cstate[i], h->cstate_len[i]);
 		p += h->cstate_len[i];
@@ -426,20 +432,20 @@ static bool given_has(const struct handle *h, uint64_t id)
 	return false;
 }
 
-/* The properties of download item it: the header columns (sync_cols),
- * and when full every other property of its row too (the body and the
- * attachments stay objects of their own); the body as well when body.
- * Only the values that exist are kept. */
-static int sync_item(struct dbw *w, struct req *r, struct mb_sync_item *it, bool full, bool body)
+/* The properties of download item it, its row read into rec: the header
+ * columns (sync_cols), and when full every other property of its row too
+ * (the body and the attachments stay objects of their own); the body as
+ * well when body.  Only the values that exist are kept. */
+static int sync_item(struct dbw *w, struct req *r, struct mb_sync_item *it, bool full, bool body,
+		     struct mb_msg_rec *rec)
 {
 	uint16_t nc = sizeof(sync_cols) / sizeof(sync_cols[0]);
 	uint32_t mbx = r->sess->mailbox;
-	struct mb_msg_rec rec;
 	struct mb_prop *props = NULL;
 	uint16_t nprops = 0;
-	int rc = mb_schema_msg_get(w->schema, mbx, it->mid, &w->val, &rec);
+	int rc = mb_schema_msg_get(w->schema, mbx, it->mid, &w->val, rec);
 	if (!rc)
-		rc = mb__row_props(r, &rec, &props, &nprops);
+		rc = mb__row_props(r, rec, &props, &nprops);
 	if (rc)
 		return rc;
 	size_t want = nc + (full ? nprops : 0) + (body ? 1 : 0);
@@ -450,7 +456,7 @@ static int sync_item(struct dbw *w, struct req *r, struct mb_sync_item *it, bool
 		return MB_ETOOBIG;
 	uint16_t k = 0;
 	for (uint16_t c = 0; c < nc && !rc; c++) {
-		rc = mb__msg_column(w, r, mbx, &rec, props, nprops, sync_cols[c], &vals[k]);
+		rc = mb__msg_column(w, r, mbx, rec, props, nprops, sync_cols[c], &vals[k]);
 		if (!rc && MB_PTAG_TYPE(vals[k].tag) != MB_PT_ERROR)
 			k++;
 	}
@@ -464,19 +470,13 @@ static int sync_item(struct dbw *w, struct req *r, struct mb_sync_item *it, bool
 		rc = mb__budget(r, mb_prop_wire_size(&props[i]));
 	}
 	if (!rc && body) {
-		rc = mb__msg_column(w, r, mbx, &rec, NULL, 0, MB_PR_BODY, &vals[k]);
+		rc = mb__msg_column(w, r, mbx, rec, NULL, 0, MB_PR_BODY, &vals[k]);
 		if (!rc && MB_PTAG_TYPE(vals[k].tag) != MB_PT_ERROR)
 			k++;
 	}
 	it->props = vals;
 	it->nprops = k;
 	return rc;
-}
-
-static void put_le(uint8_t *p, uint64_t v, int n)
-{
-	for (int i = 0; i < n; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
 }
 
 /* Appends n bytes to download context ctx's content stream, which this
@@ -509,32 +509,30 @@ static int content_put(struct req *r, struct handle *ctx, const void *p, size_t 
 	return 0;
 }
 
-/* Appends item mid's content to download context ctx's FastTransfer
- * stream, as a messageChangeFull carries it after the message's
- * properties (MS-OXCFXICS 2.2.4.3.13: the body, then each attachment with
- * its data): u64 mid, u32 body length and the body, u8 attachments, each
- * u32 length and its bytes (little-endian).  On an error the stream is as
- * it was. */
-static int content_add(struct dbw *w, struct req *r, struct handle *ctx, uint64_t mid)
+/* Appends the content of message row rec (sync_item read it) to download
+ * context ctx's FastTransfer stream, as a messageChangeFull carries it
+ * after the message's properties (MS-OXCFXICS 2.2.4.3.13: the body, then
+ * each attachment with its data): u64 mid, u32 body length and the body,
+ * u8 attachments, each u32 length and its bytes (little-endian).  On an
+ * error the stream is as it was. */
+static int content_add(struct dbw *w, struct req *r, struct handle *ctx,
+		       const struct mb_msg_rec *rec)
 {
 	uint32_t mbx = r->sess->mailbox, before = ctx->clen;
-	struct mb_msg_rec rec;
 	uint8_t hdr[12];
-	int rc = mb_schema_msg_get(w->schema, mbx, mid, &w->val, &rec);
-	if (!rc)
-		rc = mb_schema_rec_body(w->schema, mbx, &rec, &w->val2);
+	int rc = mb_schema_rec_body(w->schema, mbx, rec, &w->val2);
 	if (!rc) {
-		put_le(hdr, mid, 8);
+		put_le(hdr, rec->mid, 8);
 		put_le(hdr + 8, w->val2.len, 4);
 		rc = content_put(r, ctx, hdr, 12);
 	}
 	if (!rc)
 		rc = content_put(r, ctx, w->val2.data, w->val2.len);
-	uint8_t na = rc ? 0 : rec.nattach;
+	uint8_t na = rec->nattach;
 	if (!rc)
 		rc = content_put(r, ctx, &na, 1);
 	for (uint16_t a = 1; a <= na && !rc; a++) {
-		rc = mb_schema_attach_data(w->schema, mbx, mid, a, &w->val2);
+		rc = mb_schema_rec_attach_data(w->schema, mbx, rec, a, &w->val2);
 		if (!rc) {
 			put_le(hdr, w->val2.len, 4);
 			rc = content_put(r, ctx, hdr, 4);
@@ -618,18 +616,19 @@ int mb__op_sync_down(struct dbw *w, struct req *r, struct mb_op *op, struct mb_o
 		 * (MS-OXCFXICS 2.2.4.3.11, 2.2.4.3.13); a change to one it
 		 * holds, its header */
 		bool full = ctx && ctx->given && !given_has(ctx, it->mid);
-		rc = sync_item(w, r, it, full, body);
+		struct mb_msg_rec row;
+		rc = sync_item(w, r, it, full, body, &row);
 		/* its body and attachments follow in the stream; a session
 		 * that cannot hold them gets them no sooner than one that
 		 * cannot take the reply */
-		if (!rc && full && content && (rc = content_add(w, r, ctx, it->mid)) == MB_EFULL)
+		if (!rc && full && content && (rc = content_add(w, r, ctx, &row)) == MB_EFULL)
 			rc = MB_ETOOBIG;
 		if (rc == MB_ETOOBIG && n == 0 && full) {
 			/* a first item too large to come whole comes with its
 			 * header, so the download moves on (its properties and
 			 * content stay for OpenMessage and OpenStream) */
 			r->reply_budget = before;
-			rc = sync_item(w, r, it, false, body);
+			rc = sync_item(w, r, it, false, body, &row);
 		}
 		if (rc == MB_ETOOBIG && n > 0) {
 			r->reply_budget = before;

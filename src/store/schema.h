@@ -201,6 +201,9 @@ int mb_schema_attach_get(struct mb_schema *s, uint32_t mailbox, uint64_t mid, ui
 /* Its bytes into out. */
 int mb_schema_attach_data(struct mb_schema *s, uint32_t mailbox, uint64_t mid, uint16_t num,
 			  struct mb_val *out);
+/* The same for a row already read (mb_schema_msg_get): no second lookup. */
+int mb_schema_rec_attach_data(struct mb_schema *s, uint32_t mailbox, const struct mb_msg_rec *r,
+			      uint16_t num, struct mb_val *out);
 
 /* Hard delete (its attachments with it). */
 int mb_schema_msg_delete(struct mb_schema *s, uint32_t mailbox, uint64_t mid);

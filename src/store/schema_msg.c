@@ -288,13 +288,17 @@ int mb_schema_attach_data(struct mb_schema *s, uint32_t mailbox, uint64_t mid, u
 			  struct mb_val *out)
 {
 	struct mb_msg_rec r;
-	uint8_t k[14];
 	int rc = mb_schema_msg_get(s, mailbox, mid, &s->val3, &r);
-	if (rc)
-		return rc;
-	if (num < 1 || num > r.nattach)
+	return rc ? rc : mb_schema_rec_attach_data(s, mailbox, &r, num, out);
+}
+
+int mb_schema_rec_attach_data(struct mb_schema *s, uint32_t mailbox, const struct mb_msg_rec *r,
+			      uint16_t num, struct mb_val *out)
+{
+	uint8_t k[14];
+	if (num < 1 || num > r->nattach)
 		return MB_ENOTFOUND;
-	return mb_tree_get(s->attach_data, k, k_adata(k, mailbox, &r, num), out);
+	return mb_tree_get(s->attach_data, k, k_adata(k, mailbox, r, num), out);
 }
 
 /* A new row r in mailbox (mid and cn taken from m), with its content

@@ -83,10 +83,8 @@ static void test_send_with_attachments(void **state)
 	/* create, set, two attachments (create, set, save each), submit */
 	struct mb_op ops[9];
 	memset(ops, 0, sizeof(ops));
-	opbatch_compose(ops, MB_FID(mb_client_mailbox(a), MB_FID_SENT), 7, mp, 3, MB_OP_SUBMIT);
-	ops[8] = ops[2];
-	for (int i = 0; i < 2; i++)
-		opbatch_attach(&ops[2 + 3 * i], 7, 8, ap[i], 3);
+	opbatch_compose_attached(ops, MB_FID(mb_client_mailbox(a), MB_FID_SENT), 7, mp, 3,
+				 MB_OP_SUBMIT, 8, &ap[0][0], 3, 2);
 	struct mb_reply rep;
 	assert_int_equal(mb_client_call(a, ops, 9, &rep), 0);
 	for (int i = 0; i < 9; i++)

@@ -206,16 +206,11 @@ static uint64_t send_to0(struct mb_client *s, const char *subject, const uint8_t
 	mp[1] = mb_prop_bytes(MB_PR_BODY, body, (uint32_t)blen);
 	struct mb_op ops[9];
 	memset(ops, 0, sizeof(ops));
-	opbatch_compose(ops, MB_FID(mb_client_mailbox(s), MB_FID_SENT), 7, mp, 3, MB_OP_SUBMIT);
-	int n = 3;
-	if (attach) {
-		ops[5] = ops[2];
-		ap[0] = mb_prop_str(MB_PR_ATTACH_FILENAME, "att1.bin");
-		ap[1] = mb_prop_bytes(MB_PR_ATTACH_DATA_BIN, att1, sizeof(att1));
-		ap[2] = mb_prop_i64(MB_PR_ATTACH_KIND, MB_CK_OFFICE);
-		opbatch_attach(&ops[2], 7, 8, ap, 3);
-		n = 6;
-	}
+	ap[0] = mb_prop_str(MB_PR_ATTACH_FILENAME, "att1.bin");
+	ap[1] = mb_prop_bytes(MB_PR_ATTACH_DATA_BIN, att1, sizeof(att1));
+	ap[2] = mb_prop_i64(MB_PR_ATTACH_KIND, MB_CK_OFFICE);
+	int n = opbatch_compose_attached(ops, MB_FID(mb_client_mailbox(s), MB_FID_SENT), 7, mp, 3,
+					 MB_OP_SUBMIT, 8, ap, 3, attach ? 1 : 0);
 	struct mb_reply rep;
 	assert_int_equal(mb_client_call(s, ops, (uint16_t)n, &rep), 0);
 	for (int i = 0; i < n; i++)

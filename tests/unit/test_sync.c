@@ -308,10 +308,7 @@ static void test_content_stream(void **state)
 				    mb_prop_bytes(MB_PR_ATTACH_DATA_BIN, img, sizeof(img))}};
 	struct mb_op ops[9];
 	memset(ops, 0, sizeof(ops));
-	opbatch_compose(ops, inbox, 30, mp, 2, MB_OP_SAVE_CHANGES);
-	ops[8] = ops[2];
-	for (int i = 0; i < 2; i++)
-		opbatch_attach(&ops[2 + 3 * i], 30, 31, ap[i], 2);
+	opbatch_compose_attached(ops, inbox, 30, mp, 2, MB_OP_SAVE_CHANGES, 31, &ap[0][0], 2, 2);
 	struct mb_reply rep;
 	assert_int_equal(mb_client_call(a, ops, 9, &rep), 0);
 	for (int i = 0; i < 9; i++)

@@ -59,6 +59,14 @@ enum {
  * buffer holds: 0x18008 bytes in MS-OXCRPC 4.3's example of a packing client
  * (Outlook 2003's own size is not given), three rounds of STREAM_CHUNK. */
 #define STREAM_PACK 3
+
+/* The STREAM_CHUNK rounds, STREAM_PACK at most, of the next request that
+ * reads a stream with left bytes to go. */
+static inline uint32_t mb__mbs_stream_rounds(uint32_t left)
+{
+	uint32_t n = left / STREAM_CHUNK + (left % STREAM_CHUNK != 0);
+	return n < STREAM_PACK ? n : STREAM_PACK;
+}
 #define SYNC_MAX 32
 #define ITEMS 512
 #define FOLDERS_MAX 12

@@ -650,14 +650,13 @@ int mb__mbs_took_sync(struct mb_tuser *u, const struct mb_reply *r, struct mb_st
 		emit_context_releases(u); /* else with sync_ask's request */
 	if (c->want) {
 		int s = __builtin_ctz(c->want);
-		uint32_t n = (c->left[s] + STREAM_CHUNK - 1) / STREAM_CHUNK;
-		c->rounds = n < STREAM_PACK ? (int)n : STREAM_PACK;
+		c->rounds = (int)mb__mbs_stream_rounds(c->left[s]);
 		for (int k = 0; k < c->rounds; k++) {
 			struct mb_op *op = mb__rb_op(rb, MB_OP_FT_GET_BUFFER);
 			op->u.read_stream.handle = H_SYNC + (uint32_t)s;
 			op->u.read_stream.max = STREAM_CHUNK;
 		}
-		c->cur_rel = n <= STREAM_PACK;
+		c->cur_rel = c->left[s] <= (uint32_t)c->rounds * STREAM_CHUNK; /* its last rounds */
 		if (c->cur_rel)
 			mb__rb_op(rb, MB_OP_RELEASE)->u.release.handle = H_SYNC + (uint32_t)s;
 		c->cur = s;

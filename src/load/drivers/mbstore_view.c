@@ -110,8 +110,7 @@ static int stream_more(struct mb_tuser *u)
 	struct mbs_user *m = M(u);
 	if (m->stream_left == 0)
 		return 0;
-	uint32_t n = (m->stream_left + STREAM_CHUNK - 1) / STREAM_CHUNK;
-	for (uint32_t k = 0; k < n && k < STREAM_PACK; k++) {
+	for (uint32_t k = 0, n = mb__mbs_stream_rounds(m->stream_left); k < n; k++) {
 		struct mb_op *op = mb__rb_op(RB(u), MB_OP_READ_STREAM);
 		op->u.read_stream.handle = H_STREAM;
 		op->u.read_stream.max = STREAM_CHUNK;
